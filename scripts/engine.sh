@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Provides the Pulumi CLI the project runs under, and prints the absolute path of its `pulumi` binary.
+#
+#   1. PULUMI_REMOTE_BROWSER_PULUMI=/path/to/pulumi   use exactly that binary
+#   2. a `pulumi` on PATH whose version is at least the pinned one
+#   3. otherwise the pinned CLI built from the Go module proxy into a cache outside the repository
+#      (${XDG_CACHE_HOME:-~/.cache}/pulumi-remote-browser/engine/v<version>/bin/pulumi) and reused afterwards.
+#
+# The CLI is built rather than downloaded because only package registries are reachable from the machines
+# this project is developed and tested on. engine/go.sum pins every module, so later builds verify against it.
+# Nothing here reads or writes ~/.pulumi.
+set -euo pipefail
+
+PINNED=3.248.0
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+log() { printf 'engine: %s\n' "$*" >&2; }
+
+version_of() { "$1" version 2>/dev/null | sed -E 's/^v//; s/[-+].*$//' || true; }
+at_least() { # $1 >= $2, both x.y.z
+  [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
+}
+
+if [ -n "${PULUMI_REMOTE_BROWSER_PULUMI:-}" ]; then
+  [ -x "$PULUMI_REMOTE_BROWSER_PULUMI" ] || { log "PULUMI_REMOTE_BROWSER_PULUMI=$PULUMI_REMOTE_BROWSER_PULUMI is not an executable"; exit 1; }
+  echo "$PULUMI_REMOTE_BROWSER_PULUMI"; exit 0
+fi
+
+if existing=$(command -v pulumi 2>/dev/null); then
+  v=$(version_of "$existing")
+  if [ -n "$v" ] && at_least "$v" "$PINNED"; then
+    log "using pulumi $v from PATH ($existing)"
+    echo "$existing"; exit 0
+  fi
+  log "ignoring pulumi ${v:-of unknown version} on PATH (need >= $PINNED)"
+fi
+
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-remote-browser/engine/v$PINNED
+bin=$cache/bin/pulumi
+if [ -x "$bin" ] && [ "$(version_of "$bin")" = "$PINNED" ]; then
+  log "using cached pulumi $PINNED ($bin)"
+  echo "$bin"; exit 0
+fi
+
+command -v go >/dev/null || { log "Go >= 1.25 is needed to build the Pulumi CLI (or put pulumi >= $PINNED on PATH)"; exit 1; }
+gov=$(go env GOVERSION | sed 's/^go//')
+at_least "$gov" 1.25 || { log "Go $gov is too old: the Pulumi $PINNED CLI needs Go >= 1.25"; exit 1; }
+
+mkdir -p "$cache/bin"
+exec 9>"$cache/.lock"
+flock 9 # two test runs starting at once build once
+if [ -x "$bin" ] && [ "$(version_of "$bin")" = "$PINNED" ]; then echo "$bin"; exit 0; fi
+
+log "building pulumi $PINNED from the Go module proxy (first time only: about 5 minutes on 2 cores)"
+start=$(date +%s)
+tmp="$bin.tmp.$$"
+( cd "$here/engine" &&
+  GOFLAGS=-mod=readonly go build -trimpath -tags osusergo,grpcnotrace \
+    -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PINNED" \
+    -o "$tmp" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ) >&2
+mv "$tmp" "$bin"
+log "built $bin in $(( $(date +%s) - start ))s"
+echo "$bin"
