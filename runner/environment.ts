@@ -1,0 +1,77 @@
+import * as path from "node:path";
+import * as fs from "node:fs";
+
+/**
+ * Where the engine keeps its state and how it is reached, for one run of the program runner.
+ * Everything lives under `stateDir`, so a user's own `~/.pulumi` is never read or written.
+ */
+export interface EngineEnvironmentOptions {
+  /** Absolute path of the `pulumi` binary to run. */
+  pulumiBin: string;
+  /** Folder the run owns: the isolated PULUMI_HOME and, unless `backendUrl` is given, the file backend. */
+  stateDir: string;
+  /** `file://...`, `postgres://...` or any backend the CLI speaks. Default: `file://<stateDir>/backend`. */
+  backendUrl?: string;
+  /** Folder from which `@pulumi/pulumi` resolves; the dynamic provider plugin ships inside that package. */
+  workDir: string;
+  /** Passphrase of the stack's secrets provider. Default: PULUMI_CONFIG_PASSPHRASE, else a fixed local one. */
+  passphrase?: string;
+}
+
+/** The passphrase used when none is given: local stacks only, never a shared backend's secrets. */
+export const LOCAL_PASSPHRASE = "pulumi-remote-browser-local";
+
+export function resolveBackendUrl(opts: Pick<EngineEnvironmentOptions, "stateDir" | "backendUrl">): string {
+  if (opts.backendUrl) return opts.backendUrl;
+  const dir = path.join(opts.stateDir, "backend");
+  fs.mkdirSync(dir, { recursive: true });
+  return `file://${dir}`;
+}
+
+/** The folder holding `pulumi-resource-pulumi-nodejs`, found the way the engine's plugin script finds it. */
+export function dynamicProviderPluginDir(workDir: string): string {
+  const pkg = require.resolve("@pulumi/pulumi/package.json", { paths: [workDir] });
+  return path.dirname(pkg);
+}
+
+/** Variables for every engine command: offline, isolated, no update checks, no plugin downloads. */
+export function engineEnvironment(opts: EngineEnvironmentOptions): Record<string, string> {
+  const home = path.join(opts.stateDir, "home");
+  fs.mkdirSync(home, { recursive: true });
+  const pathDirs = [path.dirname(opts.pulumiBin), dynamicProviderPluginDir(opts.workDir), process.env.PATH ?? ""];
+  return {
+    PULUMI_HOME: home,
+    PULUMI_BACKEND_URL: resolveBackendUrl(opts),
+    PULUMI_CONFIG_PASSPHRASE: opts.passphrase ?? process.env.PULUMI_CONFIG_PASSPHRASE ?? LOCAL_PASSPHRASE,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
+    PATH: pathDirs.join(path.delimiter),
+  };
+}
+
+/** The `pulumi` binary: an explicit path, PULUMI_REMOTE_BROWSER_PULUMI, or `pulumi` on PATH. */
+export function findPulumiBin(explicit?: string): string {
+  const candidate = explicit ?? process.env.PULUMI_REMOTE_BROWSER_PULUMI;
+  if (candidate) {
+    if (!isExecutable(candidate)) throw new Error(`the Pulumi CLI ${candidate} is not an executable file`);
+    return path.resolve(candidate);
+  }
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    const bin = path.join(dir, "pulumi");
+    if (dir && isExecutable(bin)) return bin;
+  }
+  throw new Error(
+    "no Pulumi CLI found: put pulumi >= 3.248.0 on PATH, set PULUMI_REMOTE_BROWSER_PULUMI, " +
+      "or run `bash scripts/engine.sh` in the project to build the pinned one",
+  );
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,136 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import {
+  ConfigMap,
+  LocalWorkspace,
+  OutputMap,
+  PulumiFn,
+  Stack,
+} from "@pulumi/pulumi/automation";
+import { engineEnvironment, findPulumiBin } from "./environment";
+
+export { engineEnvironment, findPulumiBin, LOCAL_PASSPHRASE } from "./environment";
+
+export type Action = "up" | "preview" | "refresh" | "destroy" | "rm" | "outputs";
+
+export interface RunOptions {
+  action: Action;
+  /** The program body. Only `up` and `preview` run it; the other actions work from the state. */
+  program: PulumiFn;
+  projectName: string;
+  stackName: string;
+  /** Folder the engine runs in; `@pulumi/pulumi` must resolve from it. Created when missing. */
+  workDir: string;
+  /** Folder for PULUMI_HOME and the default file backend. Default: `<workDir>/.pulumi-local`. */
+  stateDir?: string;
+  /** Any backend the CLI speaks (`file://`, `postgres://`, ...). Default: a file backend in `stateDir`. */
+  backendUrl?: string;
+  /** The CLI to run. Default: PULUMI_REMOTE_BROWSER_PULUMI, else `pulumi` on PATH. */
+  pulumiBin?: string;
+  /** Stack configuration, e.g. `{ "remote-browser:apiKey": { value, secret: true } }`. */
+  config?: ConfigMap;
+  /** Fail the preview or update when it would change anything. */
+  expectNoChanges?: boolean;
+  /** Receives the engine's progress as it streams. */
+  onOutput?: (text: string) => void;
+  /** Extra environment for the engine and its plugins. */
+  env?: Record<string, string>;
+  /** Preview: the process-wide opt to ask the engine for verbose logs (written to stderr). */
+  verbose?: number;
+}
+
+export interface RunResult {
+  outputs: OutputMap;
+  /** Resource operation counts of the update (`create`, `same`, `delete`, ...), where the action has them. */
+  changes: Record<string, number>;
+}
+
+/** Runs one engine action for an inline program and returns its outputs; throws with the engine's message. */
+export async function runProgram(opts: RunOptions): Promise<RunResult> {
+  fs.mkdirSync(opts.workDir, { recursive: true });
+  linkThisPackage(opts.workDir);
+  const stateDir = opts.stateDir ?? path.join(opts.workDir, ".pulumi-local");
+  const pulumiBin = findPulumiBin(opts.pulumiBin);
+  const envVars = {
+    ...engineEnvironment({ pulumiBin, stateDir, workDir: opts.workDir, backendUrl: opts.backendUrl }),
+    ...opts.env,
+  };
+  // The Automation API runs `pulumi` from PATH, and the engine starts the dynamic provider plugin
+  // from PATH too; both must see the same folders.
+  process.env.PATH = envVars.PATH;
+
+  const workspace = await LocalWorkspace.create({
+    workDir: opts.workDir,
+    program: opts.program,
+    envVars,
+    projectSettings: { name: opts.projectName, runtime: "nodejs", backend: { url: envVars.PULUMI_BACKEND_URL } },
+  });
+
+  if (opts.action === "rm") {
+    const stacks = await workspace.listStacks();
+    if (stacks.some((s) => s.name === opts.stackName)) await workspace.removeStack(opts.stackName);
+    return { outputs: {}, changes: {} };
+  }
+
+  const stack = await Stack.createOrSelect(opts.stackName, workspace);
+  if (opts.config && Object.keys(opts.config).length > 0) await stack.setAllConfig(opts.config);
+  const onOutput = opts.onOutput;
+  const logging = opts.verbose ? { logVerbosity: opts.verbose, logToStdErr: true } : {};
+
+  switch (opts.action) {
+    case "up": {
+      const res = await stack.up({ onOutput, expectNoChanges: opts.expectNoChanges, ...logging });
+      return { outputs: res.outputs, changes: countsOf(res.summary.resourceChanges) };
+    }
+    case "preview": {
+      const res = await stack.preview({ onOutput, expectNoChanges: opts.expectNoChanges, ...logging });
+      return { outputs: {}, changes: countsOf(res.changeSummary) };
+    }
+    case "refresh": {
+      const res = await stack.refresh({ onOutput, expectNoChanges: opts.expectNoChanges, ...logging });
+      return { outputs: await stack.outputs(), changes: countsOf(res.summary.resourceChanges) };
+    }
+    case "destroy": {
+      const res = await stack.destroy({ onOutput, ...logging });
+      return { outputs: {}, changes: countsOf(res.summary.resourceChanges) };
+    }
+    case "outputs":
+      return { outputs: await stack.outputs(), changes: {} };
+  }
+}
+
+function countsOf(changes: Record<string, number> | undefined): Record<string, number> {
+  return { ...(changes ?? {}) };
+}
+
+/** Loads a program module: its default export, `program` export, or the module itself when it is a function. */
+export function loadProgram(modulePath: string): PulumiFn {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mod = require(path.resolve(modulePath));
+  const fn = typeof mod === "function" ? mod : typeof mod?.default === "function" ? mod.default : mod?.program;
+  if (typeof fn !== "function") {
+    throw new Error(`${modulePath} must export its program body as a function (module.exports, default or program)`);
+  }
+  return fn as PulumiFn;
+}
+
+/**
+ * The stored provider methods `require("pulumi-remote-browser/provider")` from the engine's working folder.
+ * Where that folder has no installed copy of this package (a source checkout running its own examples),
+ * link the package this runner belongs to, as `npm link` would.
+ */
+export function linkThisPackage(workDir: string): void {
+  try {
+    require.resolve("pulumi-remote-browser/package.json", { paths: [workDir] });
+    return;
+  } catch {
+    // not installed where the engine will look: link it below
+  }
+  const root = path.resolve(__dirname, "..", "..");
+  const manifest = path.join(root, "package.json");
+  if (!fs.existsSync(manifest) || JSON.parse(fs.readFileSync(manifest, "utf8")).name !== "pulumi-remote-browser") return;
+  const target = path.join(workDir, "node_modules", "pulumi-remote-browser");
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.symlinkSync(root, target, "dir");
+}
