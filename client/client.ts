@@ -1,0 +1,211 @@
+import {
+  AccountAnswer,
+  CreateAnswer,
+  CreateRequest,
+  ImagesAnswer,
+  QuotaAnswer,
+  SessionEntry,
+  V7AccountAnswer,
+  V7CreateAnswer,
+  V7CreateRequest,
+  V7QuotaAnswer,
+  accountAnswerSchema,
+  createAnswerSchema,
+  createRequestSchema,
+  imagesAnswerSchema,
+  quotaAnswerSchema,
+  removeAnswerSchema,
+  removeRequestSchema,
+  sessionsAnswerSchema,
+  v7AccountAnswerSchema,
+  v7CreateAnswerSchema,
+  v7CreateRequestSchema,
+  v7QuotaAnswerSchema,
+} from "./schemas";
+import { RemoteBrowserError } from "./errors";
+import { Transport, TransportOptions } from "./transport";
+import type { z } from "zod";
+
+export type ApiVersion = "v8" | "v7";
+
+/**
+ * Joins a service address and a version: the address may already end in `/v8` or `/v7`
+ * (the form the service documents) or be the bare service root.
+ */
+export function versionedBaseUrl(baseUrl: string, version: ApiVersion): string {
+  return `${baseUrl.replace(/\/+$/, "").replace(/\/v\d+$/, "")}/${version}`;
+}
+
+export interface ClientOptions extends Omit<TransportOptions, "baseUrl"> {
+  /** The service address, with or without its version segment. */
+  baseUrl: string;
+}
+
+/** Version 8 of the API: every operation the provider and the data sources use. */
+export class RemoteBrowserClient {
+  readonly transport: Transport;
+  readonly v7: V7Client;
+
+  constructor(opts: ClientOptions) {
+    this.transport = new Transport({ ...opts, baseUrl: versionedBaseUrl(opts.baseUrl, "v8") });
+    this.v7 = new V7Client(new Transport({ ...opts, baseUrl: versionedBaseUrl(opts.baseUrl, "v7") }));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.transport.close(), this.v7.close()]);
+  }
+
+  /** Browser images, exit locations and the residential descriptor. Needs no key. */
+  images(signal?: AbortSignal): Promise<ImagesAnswer> {
+    return this.transport.send({
+      operation: "list images",
+      method: "GET",
+      path: "image",
+      auth: false,
+      idempotent: true,
+      schema: imagesAnswerSchema,
+      signal,
+    });
+  }
+
+  /**
+   * Starts a session. Retried on transient faults only when the request carries an idempotency key,
+   * so that a lost answer can never start a second session.
+   */
+  createSession(req: CreateRequest, signal?: AbortSignal): Promise<CreateAnswer> {
+    return this.transport.send({
+      operation: "create session",
+      method: "POST",
+      path: "vm/create",
+      body: validRequest(createRequestSchema, req, "create session"),
+      auth: true,
+      idempotent: req.idempotencyKey !== undefined,
+      schema: createAnswerSchema,
+      signal,
+    });
+  }
+
+  /** The session's status entry, or undefined when the service knows no such session. */
+  async session(vmId: string, signal?: AbortSignal): Promise<SessionEntry | undefined> {
+    const answer = await this.transport.send({
+      operation: "read session status",
+      method: "GET",
+      path: "vm/data",
+      query: { id: vmId },
+      auth: true,
+      idempotent: true,
+      vmId,
+      schema: sessionsAnswerSchema,
+      signal,
+    });
+    return answer.data[0];
+  }
+
+  /** The account's sessions of the last month, newest first (ids partly masked by the service). */
+  async sessions(signal?: AbortSignal): Promise<SessionEntry[]> {
+    const answer = await this.transport.send({
+      operation: "list sessions",
+      method: "GET",
+      path: "vm/data",
+      auth: true,
+      idempotent: true,
+      schema: sessionsAnswerSchema,
+      signal,
+    });
+    return answer.data;
+  }
+
+  /** Ends a session. Ending an ended session succeeds; an unknown one is refused with `denied`. */
+  async removeSession(vmId: string, signal?: AbortSignal): Promise<void> {
+    await this.transport.send({
+      operation: "end session",
+      method: "POST",
+      path: "vm/remove",
+      body: validRequest(removeRequestSchema, { id: vmId }, "end session"),
+      auth: true,
+      // Ending twice answers ok: repeating it has no second effect.
+      idempotent: true,
+      vmId,
+      schema: removeAnswerSchema,
+      signal,
+    });
+  }
+
+  account(signal?: AbortSignal): Promise<AccountAnswer> {
+    return this.transport.send({
+      operation: "read account",
+      method: "GET",
+      path: "user/api",
+      auth: true,
+      idempotent: true,
+      schema: accountAnswerSchema,
+      signal,
+    });
+  }
+
+  quota(signal?: AbortSignal): Promise<QuotaAnswer> {
+    return this.transport.send({
+      operation: "read quota",
+      method: "GET",
+      path: "user/quota",
+      auth: true,
+      idempotent: true,
+      schema: quotaAnswerSchema,
+      signal,
+    });
+  }
+}
+
+/** Version 7: create, account and quota only; it has no status, end or image operations. */
+export class V7Client {
+  constructor(readonly transport: Transport) {}
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  /** Never retried: version 7 has no idempotency key, so a repeated create could start a second session. */
+  createSession(req: V7CreateRequest, signal?: AbortSignal): Promise<V7CreateAnswer> {
+    return this.transport.send({
+      operation: "create session (v7)",
+      method: "POST",
+      path: "vm/create",
+      body: validRequest(v7CreateRequestSchema, req, "create session (v7)"),
+      auth: true,
+      idempotent: false,
+      schema: v7CreateAnswerSchema,
+      signal,
+    });
+  }
+
+  account(signal?: AbortSignal): Promise<V7AccountAnswer> {
+    return this.transport.send({
+      operation: "read account (v7)",
+      method: "GET",
+      path: "user/api",
+      auth: true,
+      idempotent: true,
+      schema: v7AccountAnswerSchema,
+      signal,
+    });
+  }
+
+  quota(signal?: AbortSignal): Promise<V7QuotaAnswer> {
+    return this.transport.send({
+      operation: "read quota (v7)",
+      method: "GET",
+      path: "user/quota",
+      auth: true,
+      idempotent: true,
+      schema: v7QuotaAnswerSchema,
+      signal,
+    });
+  }
+}
+
+function validRequest<T>(schema: z.ZodType<T>, req: unknown, operation: string): T {
+  const parsed = schema.safeParse(req);
+  if (parsed.success) return parsed.data;
+  const fields = parsed.error.issues.map((i) => `${i.path.join(".") || "(request)"}: ${i.message}`).join("; ");
+  throw new RemoteBrowserError("invalid_request", `invalid request (${fields})`, { operation });
+}

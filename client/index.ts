@@ -1,0 +1,6 @@
+export * from "./client";
+export * from "./errors";
+export * from "./retry";
+export * from "./schemas";
+export { Transport, isLoopbackHost } from "./transport";
+export type { TransportOptions, AttemptEvent, Call } from "./transport";

@@ -1,0 +1,294 @@
+import { Agent, Dispatcher, request } from "undici";
+import type { z } from "zod";
+import { envelopeSchema } from "./schemas";
+import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError } from "./errors";
+import { DEFAULT_RETRY_POLICY, RetryPolicy, retryDecision } from "./retry";
+
+export interface TransportOptions {
+  /** Versioned base address, e.g. `https://api.example/v8`. */
+  baseUrl: string;
+  /** The bearer key. Sent only on requests that need it, never logged, never put in an error. */
+  apiKey?: string;
+  /** @default 15_000 — one attempt, from sending to the end of the answer's body. */
+  attemptTimeoutMs?: number;
+  /** @default 90_000 — the whole call, retries and waits included. */
+  deadlineMs?: number;
+  /** @default DEFAULT_RETRY_POLICY */
+  retry?: Partial<RetryPolicy>;
+  /** Injected in tests so that backoff does not sleep for real. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+  now?: () => number;
+  /** @default a keep-alive Agent owned by the transport */
+  dispatcher?: Dispatcher;
+  userAgent?: string;
+}
+
+export interface Call<T> {
+  operation: string;
+  method: "GET" | "POST";
+  path: string;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  /** Whether the endpoint needs the bearer key. */
+  auth: boolean;
+  /** Whether the call may be repeated without a second effect. Only such calls are retried. */
+  idempotent: boolean;
+  vmId?: string;
+  schema: z.ZodType<T>;
+  signal?: AbortSignal;
+}
+
+/** Emitted once per attempt; never carries the key. */
+export interface AttemptEvent {
+  operation: string;
+  attempt: number;
+  outcome: "ok" | RemoteBrowserError["code"];
+  retryInMs?: number;
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK.test(hostname);
+}
+
+const defaultSleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+
+/** The one HTTP transport: base URL, bearer key, timeouts, retries and the mapping of answers to errors. */
+export class Transport {
+  readonly baseUrl: URL;
+  private readonly apiKey?: string;
+  private readonly attemptTimeoutMs: number;
+  private readonly deadlineMs: number;
+  private readonly policy: RetryPolicy;
+  private readonly sleep: NonNullable<TransportOptions["sleep"]>;
+  private readonly random: () => number;
+  private readonly now: () => number;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly userAgent: string;
+  /** Observers of attempts (tests, debug logging). */
+  onAttempt?: (event: AttemptEvent) => void;
+
+  constructor(opts: TransportOptions) {
+    this.baseUrl = parseBaseUrl(opts.baseUrl);
+    this.apiKey = opts.apiKey;
+    this.attemptTimeoutMs = opts.attemptTimeoutMs ?? 15_000;
+    this.deadlineMs = opts.deadlineMs ?? 90_000;
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
+    this.sleep = opts.sleep ?? defaultSleep;
+    this.random = opts.random ?? Math.random;
+    this.now = opts.now ?? Date.now;
+    this.ownsDispatcher = !opts.dispatcher;
+    this.dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+    this.userAgent = opts.userAgent ?? "pulumi-remote-browser";
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  /** Sends the call, retrying transient failures within the policy, and returns the validated answer. */
+  async send<T>(call: Call<T>): Promise<T> {
+    const ctx: ErrorContext = { operation: call.operation, vmId: call.vmId };
+    if (call.auth) this.assertKeyMayBeSent(ctx);
+    const url = this.urlFor(call);
+    const started = this.now();
+    const deadline = AbortSignal.timeout(this.deadlineMs);
+    const signal = call.signal ? AbortSignal.any([deadline, call.signal]) : deadline;
+
+    for (let attempt = 1; ; attempt++) {
+      let failure: RemoteBrowserError;
+      try {
+        const answer = await this.attempt(call, url, signal, ctx);
+        this.onAttempt?.({ operation: call.operation, attempt, outcome: "ok" });
+        return answer;
+      } catch (err) {
+        if (call.signal?.aborted) throw call.signal.reason;
+        failure = isRemoteBrowserError(err) ? err : unexpected(err, ctx);
+      }
+      if (deadline.aborted) throw deadlineError(this.deadlineMs, attempt, failure, ctx);
+      const decision = retryDecision({
+        error: failure,
+        attempt,
+        elapsedMs: this.now() - started,
+        idempotent: call.idempotent,
+        policy: this.policy,
+        random: this.random(),
+      });
+      this.onAttempt?.({
+        operation: call.operation,
+        attempt,
+        outcome: failure.code,
+        retryInMs: decision.retry ? decision.delayMs : undefined,
+      });
+      if (!decision.retry) throw failure;
+      try {
+        await this.sleep(decision.delayMs, signal);
+      } catch {
+        if (call.signal?.aborted) throw call.signal.reason;
+        throw deadlineError(this.deadlineMs, attempt, failure, ctx);
+      }
+    }
+  }
+
+  private async attempt<T>(call: Call<T>, url: URL, overall: AbortSignal, ctx: ErrorContext): Promise<T> {
+    const attemptTimeout = AbortSignal.timeout(this.attemptTimeoutMs);
+    const headers: Record<string, string> = { accept: "application/json", "user-agent": this.userAgent };
+    if (call.auth && this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    if (call.body !== undefined) headers["content-type"] = "application/json";
+
+    let httpStatus: number;
+    let text: string;
+    let retryAfterMs: number | undefined;
+    try {
+      const res = await request(url, {
+        method: call.method,
+        headers,
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        dispatcher: this.dispatcher,
+        signal: AbortSignal.any([overall, attemptTimeout]),
+      });
+      httpStatus = res.statusCode;
+      retryAfterMs = parseRetryAfter(res.headers["retry-after"]);
+      text = await res.body.text();
+    } catch (err) {
+      if (attemptTimeout.aborted && !overall.aborted) {
+        throw new RemoteBrowserError("timeout", `no answer within ${this.attemptTimeoutMs} ms`, { ...ctx, cause: err });
+      }
+      throw networkError(err, url, ctx);
+    }
+
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      if (httpStatus >= 500) {
+        throw new RemoteBrowserError("service", `HTTP ${httpStatus} without a JSON answer`, { ...ctx, httpStatus });
+      }
+      if (httpStatus === 429) {
+        throw new RemoteBrowserError("insecure", "the per-key rate limit was exceeded (HTTP 429)", {
+          ...ctx,
+          httpStatus,
+          reason: "rate_limited",
+          retryAfterMs,
+        });
+      }
+      throw new RemoteBrowserError("invalid_answer", `the answer (HTTP ${httpStatus}) is not JSON`, { ...ctx, httpStatus });
+    }
+
+    const envelope = envelopeSchema.safeParse(json);
+    if (!envelope.success) {
+      if (httpStatus >= 500) {
+        throw new RemoteBrowserError("service", `HTTP ${httpStatus} without a status`, { ...ctx, httpStatus });
+      }
+      throw invalidAnswer(envelope.error, httpStatus, ctx);
+    }
+    const { status } = envelope.data;
+    if (status !== "ok") {
+      throw errorFromAnswer({ ...envelope.data, status }, { ...ctx, httpStatus, retryAfterMs });
+    }
+    const parsed = call.schema.safeParse(json);
+    if (!parsed.success) throw invalidAnswer(parsed.error, httpStatus, ctx);
+    return parsed.data;
+  }
+
+  private urlFor(call: Call<unknown>): URL {
+    const url = new URL(this.baseUrl.href.replace(/\/?$/, "/") + call.path.replace(/^\//, ""));
+    for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
+    return url;
+  }
+
+  private assertKeyMayBeSent(ctx: ErrorContext): void {
+    if (!this.apiKey) {
+      throw new RemoteBrowserError(
+        "configuration",
+        "no API key is configured (set the secret config remote-browser:apiKey or REMOTE_BROWSER_API_KEY)",
+        ctx,
+      );
+    }
+    if (this.baseUrl.protocol === "http:" && !isLoopbackHost(this.baseUrl.hostname)) {
+      throw new RemoteBrowserError(
+        "insecure_transport",
+        `refusing to send the API key over plain HTTP to ${this.baseUrl.host}; use an https:// base URL ` +
+          "(plain http is allowed only for a loopback host such as the local emulator)",
+        ctx,
+      );
+    }
+  }
+}
+
+function parseBaseUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new RemoteBrowserError("configuration", `the base URL "${raw}" is not an absolute URL`, {
+      operation: "configure client",
+    });
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new RemoteBrowserError("configuration", `the base URL must be http(s), got ${url.protocol}`, {
+      operation: "configure client",
+    });
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new RemoteBrowserError("configuration", "the base URL must not carry credentials, a query or a fragment", {
+      operation: "configure client",
+    });
+  }
+  return url;
+}
+
+function parseRetryAfter(value: string | string[] | undefined): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw) return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 60_000);
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.min(at - Date.now(), 60_000));
+}
+
+function invalidAnswer(error: z.ZodError, httpStatus: number, ctx: ErrorContext): RemoteBrowserError {
+  const fields = error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.join(".") : "(answer)"}: ${i.message}`)
+    .join("; ");
+  return new RemoteBrowserError("invalid_answer", `the answer does not match the API (${fields})`, { ...ctx, httpStatus });
+}
+
+function networkError(err: unknown, url: URL, ctx: ErrorContext): RemoteBrowserError {
+  const code = (err as { code?: string })?.code;
+  const cause = (err as { cause?: { code?: string } })?.cause?.code;
+  const what = code ?? cause ?? (err instanceof Error ? err.message : String(err));
+  const hint =
+    (code ?? cause) === "ECONNREFUSED" && isLoopbackHost(url.hostname)
+      ? " (is the local emulator running? start it with `npm run emulator` or set remote-browser:baseUrl)"
+      : "";
+  return new RemoteBrowserError("network", `no answer from ${url.origin} (${what})${hint}`, { ...ctx, cause: err });
+}
+
+function deadlineError(deadlineMs: number, attempts: number, last: RemoteBrowserError, ctx: ErrorContext): RemoteBrowserError {
+  return new RemoteBrowserError(
+    "timeout",
+    `no success within the ${deadlineMs} ms deadline after ${attempts} attempt(s); last failure: ${last.message}`,
+    { ...ctx, cause: last },
+  );
+}
+
+function unexpected(err: unknown, ctx: ErrorContext): RemoteBrowserError {
+  return new RemoteBrowserError("network", err instanceof Error ? err.message : String(err), { ...ctx, cause: err });
+}
