@@ -1,0 +1,39 @@
+/**
+ * The provider's implementation, loaded by name at call time from the stored provider methods
+ * (`require("pulumi-remote-browser/provider")`), so that a stack's stored provider always runs the
+ * installed code, and nothing of this module -- keys, clients, sockets -- is ever serialised.
+ */
+import { CONFIG_NAMESPACE } from "./config";
+import { SessionProvider } from "./session";
+
+export { SessionProvider } from "./session";
+export type { SessionOutputs, ProviderDeps } from "./session";
+export * from "./config";
+export * from "./inputs";
+export { setWarningSink } from "./diagnostics";
+export { DEFAULT_POLL_SCHEDULE, nextPollDelay, waitForRunning } from "./wait";
+export type { PollSchedule, WaitOutcome } from "./wait";
+export { generationKey, successorKey } from "./keys";
+
+/** One provider per process: the engine configures a dynamic provider process once. */
+const provider = new SessionProvider();
+
+export interface ConfigureRequest {
+  config: { get(key: string): unknown };
+}
+
+export async function configure(req: ConfigureRequest): Promise<void> {
+  provider.configure((key) => {
+    const v = req.config.get(`${CONFIG_NAMESPACE}:${key}`);
+    return typeof v === "string" ? v : v === undefined || v === null ? undefined : String(v);
+  });
+}
+
+export const check = (olds: Record<string, unknown>, news: Record<string, unknown>) => provider.check(olds, news);
+export const diff = (id: string, olds: Record<string, unknown>, news: Record<string, unknown>) =>
+  Promise.resolve(provider.diff(id, olds, news));
+export const create = (inputs: Record<string, unknown>) => provider.create(inputs as never);
+export const read = (id: string, props?: Record<string, unknown>) => provider.read(id, props);
+export const update = (id: string, olds: Record<string, unknown>, news: Record<string, unknown>) =>
+  Promise.resolve(provider.update(id, olds, news));
+export const del = (id: string, props: Record<string, unknown>) => provider.delete(id, props);

@@ -1,0 +1,33 @@
+import { createHash, randomUUID } from "node:crypto";
+import { API_INPUTS } from "./inputs";
+
+/**
+ * Idempotency keys. A key must be the same for every attempt to create one generation of a resource --
+ * retries within a run, and the run after an interrupted `pulumi up` -- and new for a replacement.
+ * So it is derived, not drawn: from the resource's identity in its stack, the key of the generation it
+ * replaces, and the API inputs of the new generation. Nothing random survives a killed process, but
+ * these three do (the program still declares the same resource with the same inputs).
+ */
+export function generationKey(seed: string | undefined, previousKey: string | undefined, inputs: Record<string, unknown>): string {
+  const material = [seed ?? randomUUID(), previousKey ?? "", canonicalApiInputs(inputs)].join("\n");
+  return `prb-${sha256(material).slice(0, 48)}`;
+}
+
+/**
+ * The n-th successor of a key. A key's first answer may belong to a session that has since ended
+ * (the stack was destroyed and brought up again with the same inputs); the provider then moves along
+ * this deterministic chain, so that an interrupted run still lands on the same key as the one before.
+ */
+export function successorKey(key: string, n: number): string {
+  return n === 0 ? key : `prb-${sha256(`${key}#${n}`).slice(0, 48)}`;
+}
+
+export function canonicalApiInputs(inputs: Record<string, unknown>): string {
+  const picked: Record<string, unknown> = {};
+  for (const name of API_INPUTS) if (inputs[name] !== undefined && inputs[name] !== null) picked[name] = inputs[name];
+  return JSON.stringify(picked);
+}
+
+function sha256(s: string): string {
+  return createHash("sha256").update(s).digest("hex");
+}
