@@ -1,0 +1,120 @@
+import * as pulumi from "@pulumi/pulumi";
+import { storedProvider } from "./storedProvider";
+
+/** Viewer languages of a share link. */
+export type ShareLanguage = "en" | "de" | "fr" | "es" | "it" | "pt" | "ja";
+
+export interface BrowserSessionArgs {
+  /** Browser image id to start, e.g. `chrome`; must be an enabled image (see `getImages()`). Changing it replaces the session. */
+  browser: pulumi.Input<string>;
+  /** First page to open; at most 10,000 characters. Changing it replaces the session. */
+  url?: pulumi.Input<string>;
+  /** Browser interface language code, e.g. `en` or `de`. @default the account setting, else `en` */
+  language?: pulumi.Input<string>;
+  /** Keyboard layout code, e.g. `us` or `de`. @default the account setting, else `us` */
+  layout?: pulumi.Input<string>;
+  /**
+   * Exit location: a country code (`us`, `de`, `uk`), a city code (`us-dal`) as `getLocations()` lists them,
+   * or `auto`. Needs location access in the plan. When no exit is free there, the session starts on the
+   * default connection and `locationApplied` is false (see `requireLocation`).
+   */
+  country?: pulumi.Input<string>;
+  /** `residential` browses through a residential connection (needs residential data in the plan; uses only the country part of `country`). */
+  egress?: pulumi.Input<"residential">;
+  /** Viewer language of the share link. @default "en" */
+  shareLanguage?: pulumi.Input<ShareLanguage>;
+  /** http(s) address the viewer opens when someone leaves the session or its ended screen; at most 2,000 characters. */
+  callbackUrl?: pulumi.Input<string>;
+  /**
+   * Idempotency key for the create call, 1 to 128 characters. @default a key derived from the stack, the
+   * resource name and its inputs, stable across retries and interrupted updates and new for a replacement
+   */
+  idempotencyKey?: pulumi.Input<string>;
+  /** How long create waits for the session to be running before it ends it and fails. Changes in place. @default 300 */
+  readyTimeoutSeconds?: pulumi.Input<number>;
+  /** Fail (and end the session) when the requested location could not be applied. Changes in place. @default false */
+  requireLocation?: pulumi.Input<boolean>;
+}
+
+const SECRET_OUTPUTS = ["shareUrl", "shareUrlPath", "__idempotencyKey"];
+
+/**
+ * A remote browser session. `pulumi up` starts it and waits until it is running; `pulumi destroy` ends it.
+ * `shareUrl` opens the session for a viewer: it is a password to the session and is kept secret.
+ */
+export class BrowserSession extends pulumi.dynamic.Resource {
+  /** The type token of this resource in the state. */
+  static readonly __pulumiType = "pulumi-nodejs:dynamic/remote-browser:BrowserSession";
+
+  public readonly browser!: pulumi.Output<string>;
+  public readonly url!: pulumi.Output<string | undefined>;
+  public readonly language!: pulumi.Output<string | undefined>;
+  public readonly layout!: pulumi.Output<string | undefined>;
+  public readonly country!: pulumi.Output<string | undefined>;
+  public readonly egress!: pulumi.Output<"residential" | undefined>;
+  public readonly shareLanguage!: pulumi.Output<ShareLanguage | undefined>;
+  public readonly callbackUrl!: pulumi.Output<string | undefined>;
+  public readonly idempotencyKey!: pulumi.Output<string | undefined>;
+  public readonly readyTimeoutSeconds!: pulumi.Output<number | undefined>;
+  public readonly requireLocation!: pulumi.Output<boolean | undefined>;
+
+  /** The session's identifier (`vmId`), also the resource's id. */
+  public readonly vmId!: pulumi.Output<string>;
+  /** Secret. `{share_base}/<locale>/s?<link_id>`: whoever has it can view the session. Absent when the service could not create a link; unknown after an import. */
+  public readonly shareUrl!: pulumi.Output<string | undefined>;
+  /** Secret. The path form of the share link, `/<locale>/s?<link_id>`. */
+  public readonly shareUrlPath!: pulumi.Output<string | undefined>;
+  /** The session's state when last read: `running` after create; refreshed by `pulumi refresh`. */
+  public readonly status!: pulumi.Output<string>;
+  /** Display name of the browser. */
+  public readonly browserName!: pulumi.Output<string | undefined>;
+  /** When the service started the session (ISO 8601). */
+  public readonly created!: pulumi.Output<string | undefined>;
+  /** False when no exit was free in the requested location and the session runs on the default connection. */
+  public readonly locationApplied!: pulumi.Output<boolean | undefined>;
+  /** Why the location was not applied (`unavailable`), when `locationApplied` is false. */
+  public readonly locationReason!: pulumi.Output<string | undefined>;
+  /** API version the session was started with (`v8`, or `v7` which cannot wait, refresh or end). */
+  public readonly apiVersion!: pulumi.Output<"v8" | "v7">;
+
+  constructor(name: string, args: BrowserSessionArgs, opts?: pulumi.CustomResourceOptions) {
+    const props = {
+      browser: args?.browser,
+      url: args?.url,
+      language: args?.language,
+      layout: args?.layout,
+      country: args?.country,
+      egress: args?.egress,
+      shareLanguage: args?.shareLanguage,
+      callbackUrl: args?.callbackUrl,
+      idempotencyKey: args?.idempotencyKey,
+      readyTimeoutSeconds: args?.readyTimeoutSeconds,
+      requireLocation: args?.requireLocation,
+      // The resource's identity in its stack: the seed of its idempotency keys.
+      __seed: `${pulumi.getProject()}/${pulumi.getStack()}/${name}`,
+      vmId: undefined,
+      shareUrl: undefined,
+      shareUrlPath: undefined,
+      status: undefined,
+      browserName: undefined,
+      created: undefined,
+      locationApplied: undefined,
+      locationReason: undefined,
+      apiVersion: undefined,
+      __idempotencyKey: undefined,
+    };
+    super(
+      storedProvider,
+      name,
+      props,
+      pulumi.mergeOptions(opts, {
+        additionalSecretOutputs: SECRET_OUTPUTS,
+        // End the old session before starting its replacement: a plan with a running limit of 1 can
+        // still change a session (see the README on replacement).
+        deleteBeforeReplace: true,
+      }),
+      "remote-browser",
+      "BrowserSession",
+    );
+  }
+}

@@ -1,0 +1,18 @@
+export { BrowserSession } from "./browserSession";
+export type { BrowserSessionArgs, ShareLanguage } from "./browserSession";
+export { getImages, getImagesOutput, getLocations, getLocationsOutput, getUsage, getUsageOutput } from "./functions";
+export type {
+  City,
+  CreditUsage,
+  FunctionOptions,
+  GetImagesResult,
+  GetLocationsResult,
+  GetUsageResult,
+  Image,
+  Location,
+  UsageMeterFields,
+  UsagePool,
+} from "./functions";
+export { isRemoteBrowserError } from "../client/errors";
+export type { ErrorCode, RemoteBrowserError } from "../client/errors";
+export { CONFIG_NAMESPACE, DEFAULT_BASE_URL, ENV_API_KEY, ENV_BASE_URL } from "../provider/config";
