@@ -38,7 +38,14 @@ export function dynamicProviderPluginDir(workDir: string): string {
 export function engineEnvironment(opts: EngineEnvironmentOptions): Record<string, string> {
   const home = path.join(opts.stateDir, "home");
   fs.mkdirSync(home, { recursive: true });
-  const pathDirs = [path.dirname(opts.pulumiBin), dynamicProviderPluginDir(opts.workDir), process.env.PATH ?? ""];
+  // A full Pulumi install ships the dynamic provider plugin next to `pulumi`; otherwise use the one
+  // inside @pulumi/pulumi (the engine then warns that it took a plugin from PATH).
+  const bundled = fs.existsSync(path.join(path.dirname(fs.realpathSync(opts.pulumiBin)), "pulumi-resource-pulumi-nodejs"));
+  const pathDirs = [
+    path.dirname(opts.pulumiBin),
+    ...(bundled ? [] : [dynamicProviderPluginDir(opts.workDir)]),
+    process.env.PATH ?? "",
+  ];
   return {
     PULUMI_HOME: home,
     PULUMI_BACKEND_URL: resolveBackendUrl(opts),

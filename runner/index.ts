@@ -120,11 +120,11 @@ export function loadProgram(modulePath: string): PulumiFn {
  * link the package this runner belongs to, as `npm link` would.
  */
 export function linkThisPackage(workDir: string): void {
-  try {
-    require.resolve("pulumi-remote-browser/package.json", { paths: [workDir] });
-    return;
-  } catch {
-    // not installed where the engine will look: link it below
+  // Resolve as the provider process will: by walking up from its working folder. (require.resolve here
+  // would also find this package by self-reference, which the provider process cannot do.)
+  for (let dir = path.resolve(workDir); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, "node_modules", "pulumi-remote-browser", "package.json"))) return;
+    if (path.dirname(dir) === dir) break;
   }
   const root = path.resolve(__dirname, "..", "..");
   const manifest = path.join(root, "package.json");

@@ -36,7 +36,20 @@ fi
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-remote-browser/engine/v$PINNED
 bin=$cache/bin/pulumi
+
+# The engine looks for its bundled dynamic provider plugin next to its own binary (a full install ships
+# it there). Ours lives in @pulumi/pulumi, resolved from the folder the engine runs the program in.
+bundle_plugin() {
+  cat > "$cache/bin/pulumi-resource-pulumi-nodejs" <<'SHIM'
+#!/bin/sh
+script=$(node -e "console.log(require.resolve('@pulumi/pulumi/cmd/dynamic-provider'))") || exit 1
+exec node "$script" "$@"
+SHIM
+  chmod +x "$cache/bin/pulumi-resource-pulumi-nodejs"
+}
+
 if [ -x "$bin" ] && [ "$(version_of "$bin")" = "$PINNED" ]; then
+  [ -x "$cache/bin/pulumi-resource-pulumi-nodejs" ] || bundle_plugin
   log "using cached pulumi $PINNED ($bin)"
   echo "$bin"; exit 0
 fi
@@ -58,5 +71,6 @@ tmp="$bin.tmp.$$"
     -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PINNED" \
     -o "$tmp" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ) >&2
 mv "$tmp" "$bin"
+bundle_plugin
 log "built $bin in $(( $(date +%s) - start ))s"
 echo "$bin"

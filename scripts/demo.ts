@@ -1,0 +1,93 @@
+/**
+ * The demo: starts the emulator, brings up the example stack through the real engine, shows its
+ * outputs and the emulator's books, then destroys the stack, removes it and shows that no session is
+ * left running.
+ *
+ *   npm run demo                      everything, then tear down
+ *   npm run demo -- --show-secrets    also print the share links (they are passwords to the sessions)
+ *   npm run demo -- --keep            leave the sessions and the emulator up until Ctrl-C, to open the viewer
+ */
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { startEmulator } from "../emulator";
+import { runProgram } from "../runner";
+
+const { values } = parseArgs({
+  options: {
+    "show-secrets": { type: "boolean" },
+    keep: { type: "boolean" },
+    port: { type: "string" },
+    "prep-ms": { type: "string" },
+  },
+});
+
+const root = path.resolve(__dirname, "..", "..");
+const say = (s = "") => process.stdout.write(`${s}\n`);
+const heading = (s: string) => say(`\n=== ${s} ===`);
+
+async function main(): Promise<void> {
+  const emulator = await startEmulator({
+    port: values.port ? Number(values.port) : 0,
+    prepMs: values["prep-ms"] ? Number(values["prep-ms"]) : 1500,
+  });
+  heading("emulator");
+  say(`API base URL: ${emulator.apiBaseUrl}`);
+  say(`Share base:   ${emulator.shareBase}`);
+
+  const common = {
+    program: require(path.join(root, "dist", "examples", "demo", "index.js")),
+    projectName: "remote-browser-demo",
+    stackName: "demo",
+    workDir: path.join(root, ".work", "demo"),
+    config: {
+      "remote-browser:baseUrl": { value: emulator.apiBaseUrl },
+      "remote-browser:apiKey": { value: emulator.apiKey, secret: true },
+    },
+    onOutput: (s: string) => process.stdout.write(s),
+  };
+
+  try {
+    heading("pulumi up");
+    const up = await runProgram({ ...common, action: "up" });
+
+    heading("stack outputs");
+    for (const [key, { value, secret }] of Object.entries(up.outputs)) {
+      const shown = secret ? (values["show-secrets"] ? `${JSON.stringify(value)}  (secret)` : "[secret] (rerun with --show-secrets to print)") : JSON.stringify(value);
+      say(`${key}: ${shown}`);
+    }
+    books(emulator);
+
+    if (values.keep) {
+      heading("kept up");
+      say("The sessions stay up. Open a share link (--show-secrets prints them) in a browser.");
+      say("Press Ctrl-C to destroy the stack and stop the emulator.");
+      await new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
+    }
+
+    heading("pulumi destroy");
+    await runProgram({ ...common, action: "destroy" });
+    await runProgram({ ...common, action: "rm" });
+    say("stack removed");
+    books(emulator);
+    const left = emulator.control.books().neverEnded;
+    say(left === 0 ? "\nNo session is left running." : `\n${left} session(s) are still running!`);
+    if (left !== 0) process.exitCode = 1;
+  } finally {
+    await emulator.close();
+  }
+}
+
+function books(emulator: Awaited<ReturnType<typeof startEmulator>>): void {
+  heading("emulator books");
+  const b = emulator.control.books();
+  say(`started ${b.started}, running ${b.running}, starting ${b.starting}, ended ${b.ended}, errored ${b.errored}, never ended ${b.neverEnded}`);
+  say(`calls: create ${b.createCalls}, status ${b.statusCalls}, end ${b.removeCalls}, image ${b.imageCalls}, quota ${b.quotaCalls}, account ${b.accountCalls}`);
+  for (const s of emulator.control.sessions()) {
+    say(`  ${s.vmId}  ${s.status.padEnd(9)} ${s.browser.padEnd(8)} country=${s.country ?? "-"} locationApplied=${s.locationApplied} viewer=${s.shareLanguage}`);
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`demo failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

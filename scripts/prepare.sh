@@ -1,0 +1,10 @@
+# Sourced by the demo and test scripts: npm packages, the build, and the Pulumi CLI, each only when missing
+# or stale, so a fresh clone needs nothing else.
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "prepare: installing npm packages (npm ci)" >&2
+  npm ci --no-audit --no-fund >&2
+fi
+echo "prepare: building" >&2
+npx tsc -p tsconfig.json
+PULUMI_REMOTE_BROWSER_PULUMI=$(bash scripts/engine.sh)
+export PULUMI_REMOTE_BROWSER_PULUMI
