@@ -20,7 +20,7 @@ export function v7Create({ state, account, body }: ApiContext): Reply {
     }
   }
   const outcome = launch(state, account, valid.value, "v7");
-  if (!outcome.ok) return answers.denied(`quota exceeded: ${outcome.message}`);
+  if (!outcome.ok) return answers.denied(outcome.limit ? `quota exceeded: ${outcome.message}` : outcome.message);
 
   const { session, meter } = outcome;
   const now = Date.now();

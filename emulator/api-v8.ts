@@ -73,7 +73,7 @@ export function maskId(vmId: string): string {
 
 function statusEntry(s: Session): JsonObject {
   const entry: JsonObject = { id: maskId(s.vmId), status: s.status, name: s.browserName, created: new Date(s.created).toISOString() };
-  // Location fields appear only when a location was asked for (the spec: "present until the location is changed").
+  // Location fields appear only when a location was asked for (the API: "present until the location is changed").
   if (s.locationRequested) {
     entry.location_applied = s.locationApplied;
     if (!s.locationApplied) entry.location_reason = "unavailable";

@@ -80,6 +80,16 @@ async function main(): Promise<void> {
     return;
   }
   const emulator = await startEmulator(opts);
+  // Handlers go in before READY is printed: a caller may signal the moment it reads that line.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${signal}: stopping\n`);
+    void emulator.close().then(() => process.exit(0));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
   const lines = [
     `API base URL: ${emulator.apiBaseUrl}`,
     `v7 base URL: ${emulator.v7BaseUrl}`,
@@ -90,16 +100,6 @@ async function main(): Promise<void> {
   if (opts.apiKey === undefined) lines.push(`API key: ${emulator.apiKey}`);
   lines.push("READY");
   process.stdout.write(`${lines.join("\n")}\n`);
-
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(`${signal}: stopping\n`);
-    void emulator.close().then(() => process.exit(0));
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
 }
 
 if (require.main === module) {

@@ -18,7 +18,7 @@ export interface PoolLimits {
 
 export const BYTES_PER_MB = 1024 * 1024;
 
-/** Cycles are calendar months (UTC): the spec's `cycle_start` is a date and v7's `cycle_end` is a month later. */
+/** Cycles are calendar months (UTC): the API's `cycle_start` is a date and v7's `cycle_end` is a month later. */
 export function cycleStart(now: number): Date {
   const d = new Date(now);
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));

@@ -67,6 +67,15 @@ const createFields: Record<string, Schema> = {
   },
 };
 
+const createAnswerFields: Record<string, Schema> = { status: okStatus, vmId, shareUrl, shareUrlPath, quota: ref("SessionQuota") };
+
+const sessionEntryFields: Record<string, Schema> = {
+  id: { type: "string", description: "Session identifier, partly masked" },
+  status: { enum: [...SESSION_STATUSES] },
+  name: { type: "string", description: "Browser display name" },
+  created: { type: "string", format: "date-time", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$" },
+};
+
 const { egress: _egress, idempotencyKey: _idem, ...v7CreateFields } = createFields;
 
 const schemas: Record<string, Schema> = {
@@ -76,10 +85,7 @@ const schemas: Record<string, Schema> = {
   Error: object({ status: { const: "error" }, message: str }),
   ErrorAnswer: { oneOf: [ref("Denied"), ref("Upgrade"), ref("Insecure"), ref("Error")] },
   V7ErrorAnswer: { oneOf: [ref("Denied"), ref("Insecure"), ref("Error")] },
-  RateLimited: {
-    allOf: [ref("Insecure")],
-    properties: { reason: { const: "rate_limited" } },
-  },
+  RateLimited: object({ status: { const: "insecure" }, reason: { const: "rate_limited" }, message: str }),
 
   Image: object({ id: str, name: str, enabled: bool }),
   City: object({ code: str, location: str }),
@@ -106,41 +112,35 @@ const schemas: Record<string, Schema> = {
   }),
 
   CreateRequest: object(createFields, ["browser"]),
-  CreateAnswer: object(
-    {
-      status: okStatus,
-      vmId,
-      location_applied: { ...bool, description: "True when no country was given; false when no free exit exists there" },
-      location_reason: { const: "unavailable" },
-      shareUrl,
-      shareUrlPath,
-      quota: ref("SessionQuota"),
-    },
-    ["status", "vmId", "location_applied", "shareUrlPath", "quota"],
-    {
-      if: { properties: { location_applied: { const: false } } },
-      then: { required: ["location_reason"] },
-      else: { not: { required: ["location_reason"] } },
-    },
-  ),
+  CreateAnswer: {
+    description: "location_reason is present exactly when location_applied is false",
+    oneOf: [
+      object({ ...createAnswerFields, location_applied: { const: true, description: "True when no country was given or its exit was free" } }, [
+        "status",
+        "vmId",
+        "location_applied",
+        "shareUrlPath",
+        "quota",
+      ]),
+      object(
+        {
+          ...createAnswerFields,
+          location_applied: { const: false, description: "No free exit in the requested location; the default connection is used" },
+          location_reason: { const: "unavailable" },
+        },
+        ["status", "vmId", "location_applied", "location_reason", "shareUrlPath", "quota"],
+      ),
+    ],
+  },
 
-  SessionEntry: object(
-    {
-      id: { type: "string", description: "Session identifier, partly masked" },
-      status: { enum: [...SESSION_STATUSES] },
-      name: { type: "string", description: "Browser display name" },
-      created: { type: "string", format: "date-time", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$" },
-      location_applied: bool,
-      location_reason: { const: "unavailable" },
-    },
-    ["id", "status", "name", "created"],
-    {
-      dependentRequired: { location_reason: ["location_applied"] },
-      if: { properties: { location_applied: { const: false } }, required: ["location_applied"] },
-      then: { required: ["location_reason"] },
-      else: { not: { required: ["location_reason"] } },
-    },
-  ),
+  SessionEntry: {
+    description: "Location fields are present only when a location was requested; location_reason only when it was not applied",
+    oneOf: [
+      object(sessionEntryFields),
+      object({ ...sessionEntryFields, location_applied: { const: true } }),
+      object({ ...sessionEntryFields, location_applied: { const: false }, location_reason: { const: "unavailable" } }),
+    ],
+  },
   DataAnswer: object({ status: okStatus, data: { type: "array", items: ref("SessionEntry") } }),
 
   RemoveRequest: object({ id: { ...vmId, description: "vmId of the session to end" } }),

@@ -1,6 +1,6 @@
 /**
  * Token bucket per key: a burst of up to `rate` requests, refilled at `rate` per second.
- * The spec does not publish its thresholds, so the rate is a setting.
+ * The API does not publish its thresholds, so the rate is a setting.
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();

@@ -118,7 +118,7 @@ export class Sessions {
 
   /**
    * The end call. A starting or running session goes to `stopping`, then to `deleted` after stopMs
-   * (the spec leaves the end state open; this matches "stopping ... deleted" seen in status answers).
+   * (the API reference leaves the end state open; stopping then deleted is the common path).
    */
   end(session: Session): void {
     if (!isActive(session.status)) return;
@@ -237,7 +237,7 @@ export class Sessions {
   }
 
   /**
-   * Residential sessions use data while running. Usage stops at the pool's allowance: the spec does
+   * Residential sessions use data while running. Usage stops at the pool's allowance: the API reference does
    * not say what happens to a running session then, so it keeps running and new ones are refused.
    */
   accrue(): void {

@@ -32,7 +32,7 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; message: string
 const V8_FIELDS = ["browser", "url", "language", "layout", "country", "egress", "shareLanguage", "callbackUrl", "idempotencyKey"];
 const V7_FIELDS = ["browser", "url", "language", "layout", "country", "shareLanguage", "callbackUrl"];
 
-// The spec gives examples (en, de; us, de) but no list, so any tag-shaped code is accepted.
+// The API reference gives examples (en, de; us, de) but no list, so any tag-shaped code is accepted.
 const CODE_PATTERN = /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8}){0,3}$/;
 
 /** Quotes a client value for a message without echoing an unbounded string. */

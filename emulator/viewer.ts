@@ -69,7 +69,7 @@ function sessionPage(state: EmulatorState, locale: ShareLocale, session: Session
       };
     }
     case "error":
-      // Not shown by the spec; treated like an ended session with its own wording.
+      // Not described by the API reference; treated like an ended session with its own wording.
       return { code: 200, screen: "failed", html: page({ ...base, screen: "failed", heading: text.failed, body: leaveLink(state, session, text.leave) }) };
     default:
       return { code: 200, screen: "ended", html: page({ ...base, screen: "ended", heading: text.ended, body: leaveLink(state, session, text.leave) }) };
