@@ -40,8 +40,8 @@ export interface SessionInputs {
   requireLocation?: boolean;
   /** Identity of the resource in its stack (project/stack/name), set by the SDK; seeds the idempotency key. */
   __seed?: string;
-  /** The idempotency key of this generation of the resource, derived in check. */
-  __idempotencyKey?: string;
+  /** Set from the `import` resource option: take over this running session instead of starting one. */
+  __adoptVmId?: string;
 }
 
 export interface Failure {

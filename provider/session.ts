@@ -26,7 +26,7 @@ import { engineWatcher } from "./liveness";
 import { PollSchedule, WaitOutcome, waitForRunning } from "./wait";
 
 /** What the provider records for a session: every input, plus what the service said about it. */
-export interface SessionOutputs extends Omit<SessionInputs, "__idempotencyKey"> {
+export interface SessionOutputs extends SessionInputs {
   vmId: string;
   shareUrl?: string;
   shareUrlPath?: string;
@@ -49,7 +49,7 @@ export interface ProviderDeps {
   engineAlive?: () => boolean;
 }
 
-/** How far before our own create call a session's start must lie for it to be an earlier one. */
+/** How far before our own create call a failed session's start must lie for it to be an earlier one. */
 const REPLAY_SKEW_MS = 5_000;
 /** Earlier generations of the same resource that may have used up keys of the chain. */
 const MAX_KEY_STEPS = 32;
@@ -115,7 +115,14 @@ export class SessionProvider {
   }
 
   async create(inputs: SessionInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }> {
-    return this.cfg().apiVersion === "v7" ? this.createV7(inputs) : this.createV8(inputs);
+    const v7 = this.cfg().apiVersion === "v7";
+    const { id, outs } = inputs.__adoptVmId
+      ? await this.adopt(inputs, inputs.__adoptVmId)
+      : v7
+        ? await this.createV7(inputs)
+        : await this.createV8(inputs);
+    // The engine's wire format has no `undefined`: absent fields are left out.
+    return { id, outs: withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs };
   }
 
   private async createV8(inputs: SessionInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }> {
@@ -169,7 +176,7 @@ export class SessionProvider {
 
   /** Turns the wait's outcome into a created session, or into an error with no session left behind. */
   private async settle(
-    inputs: SessionInputs,
+    inputs: SessionInputs & Record<string, unknown>,
     outs: SessionOutputs,
     outcome: WaitOutcome,
     timeoutMs: number,
@@ -180,19 +187,20 @@ export class SessionProvider {
         const running = { ...outs, ...fromEntry(outcome.entry) };
         if (running.locationApplied === false) {
           const why = `session ${vmId} started on the default connection: no free exit in "${inputs.country}" (${running.locationReason ?? "unavailable"})`;
-          if (inputs.requireLocation) return this.failAndRemove(running, `${why}, and requireLocation is set`);
+          if (inputs.requireLocation) return this.failAndRemove(inputs, running, `${why}, and requireLocation is set`);
           await warn(`BrowserSession ${why}; set requireLocation to fail instead`);
         }
         return { id: vmId, outs: running };
       }
       case "failed":
-        return this.failAndRemove(outs, `session ${vmId} could not start: its preparation ended in state "error"`);
+        return this.failAndRemove(inputs, outs, `session ${vmId} could not start: its preparation ended in state "error"`);
       case "ended":
         throw new Error(`session ${vmId} ended (state "${outcome.entry.status}") before it was running`);
       case "unknown":
         throw new Error(`session ${vmId} was accepted but the service no longer knows it`);
       case "timeout":
         return this.failAndRemove(
+          inputs,
           outs,
           `session ${vmId} was not running after ${timeoutMs / 1000} s (last state "${outcome.last ?? "unknown"}"); raise readyTimeoutSeconds if preparation is slow`,
         );
@@ -203,7 +211,7 @@ export class SessionProvider {
   }
 
   /** Ends a session that cannot be handed over, then fails; if ending fails too, the engine keeps the id. */
-  private async failAndRemove(outs: SessionOutputs, why: string): Promise<never> {
+  private async failAndRemove(inputs: Record<string, unknown>, outs: SessionOutputs, why: string): Promise<never> {
     try {
       await this.api().removeSession(outs.vmId);
     } catch (err) {
@@ -212,10 +220,45 @@ export class SessionProvider {
       ) as Error & { id: string; properties: Record<string, unknown> };
       // The engine records a resource that was created but failed to initialise; the link stays out of it.
       e.id = outs.vmId;
-      e.properties = { ...outs, shareUrl: undefined, shareUrlPath: undefined, status: "unknown" };
+      const { shareUrl: _link, shareUrlPath: _path, ...kept } = outs;
+      // Outputs of a failed create are stored as they are given: the stored provider must be among them,
+      // or the later destroy could not load it.
+      e.properties = withoutNulls({ ...kept, status: "unknown", __provider: inputs.__provider } as unknown as Record<string, unknown>);
       throw e;
     }
     throw new Error(`${why}; the session was ended`);
+  }
+
+  /**
+   * Import: takes over a session that was started elsewhere. The status operation tells its state,
+   * browser and start time but not its share link, so an adopted session has no shareUrl.
+   */
+  private async adopt(inputs: SessionInputs & Record<string, unknown>, vmId: string): Promise<{ id: string; outs: SessionOutputs }> {
+    if (this.cfg().apiVersion === "v7") throw new Error(`importing ${vmId}: API version 7 has no status operation`);
+    const client = this.api();
+    const entry = await client.session(vmId);
+    if (!entry) throw new Error(`importing ${vmId}: the service knows no such session`);
+    if (entry.status === "error" || ENDED_STATES.includes(entry.status)) {
+      throw new Error(`importing ${vmId}: the session has ended (state "${entry.status}")`);
+    }
+    const image = (await this.images()).images.find((i) => i.name === entry.name);
+    if (image && image.id !== inputs.browser) {
+      throw new Error(`importing ${vmId}: it runs ${entry.name} (browser "${image.id}"), not browser "${inputs.browser}"`);
+    }
+    const outs: SessionOutputs = { ...mirrorInputs(inputs), vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry) };
+    if (entry.status === "running") return { id: vmId, outs };
+    const timeoutMs = (inputs.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS) * 1000;
+    const outcome = await waitForRunning({
+      client,
+      vmId,
+      timeoutMs,
+      schedule: this.deps.schedule,
+      sleep: this.deps.sleep,
+      now: this.deps.now,
+      engineAlive: this.engineAlive,
+    });
+    if (outcome.kind !== "running") throw new Error(`importing ${vmId}: it did not reach running (${describe(outcome)})`);
+    return { id: vmId, outs: { ...outs, ...fromEntry(outcome.entry) } };
   }
 
   private async createV7(inputs: SessionInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }> {
@@ -238,22 +281,16 @@ export class SessionProvider {
     };
   }
 
-  async read(id: string, props?: Record<string, unknown>): Promise<{ id?: string; props?: Record<string, unknown>; inputs?: Record<string, unknown> }> {
-    if ((props?.apiVersion ?? this.cfg().apiVersion) === "v7") {
+  /** Refresh. (The engine's import would call this without props; the SDK turns imports into adoptions.) */
+  async read(id: string, props: Record<string, unknown> = {}): Promise<{ id?: string; props?: Record<string, unknown>; inputs?: Record<string, unknown> }> {
+    if ((props.apiVersion ?? this.cfg().apiVersion) === "v7") {
       await warn(`BrowserSession ${id}: API version 7 has no status operation; refresh keeps the recorded state`);
-      return { id, props, inputs: props ? inputsFrom(props) : undefined };
+      return { id, props, inputs: inputsFrom(props) };
     }
     const entry = await this.api().session(id);
     if (!entry || entry.status === "error" || ENDED_STATES.includes(entry.status)) return {};
-    if (props && Object.keys(props).length > 0) {
-      const outs = { ...props, ...fromEntry(entry) };
-      return { id, props: outs, inputs: inputsFrom(outs) };
-    }
-    // Import: the status operation tells the browser's display name, not its image id, and no share link.
-    const catalog = await this.images();
-    const browser = catalog.images.find((i) => i.name === entry.name)?.id ?? entry.name;
-    const outs: SessionOutputs = { browser, vmId: id, status: entry.status, ...fromEntry(entry), apiVersion: "v8" };
-    return { id, props: { ...outs }, inputs: { browser } };
+    const outs = withoutNulls({ ...props, ...fromEntry(entry) });
+    return { id, props: outs, inputs: inputsFrom(outs) };
   }
 
   update(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>): { outs: Record<string, unknown> } {
@@ -345,7 +382,7 @@ function apiRequest(inputs: Record<string, unknown>): CreateRequest {
 
 function mirrorInputs(inputs: Record<string, unknown>): SessionInputs {
   const out: Record<string, unknown> = {};
-  for (const k of [...API_INPUTS, ...PROVIDER_INPUTS, "__seed"]) if (inputs[k] !== undefined && inputs[k] !== null) out[k] = inputs[k];
+  for (const k of [...API_INPUTS, ...PROVIDER_INPUTS, "__seed", "__adoptVmId"]) if (inputs[k] !== undefined && inputs[k] !== null) out[k] = inputs[k];
   return out as unknown as SessionInputs;
 }
 
@@ -361,9 +398,14 @@ function fromEntry(entry: SessionEntry): Partial<SessionOutputs> {
   return out;
 }
 
+/**
+ * Whether the key's answer named a session of an earlier generation rather than a new one. A session
+ * that has ended, or that the service no longer knows, cannot be the one just started. One in state
+ * `error` may be either; it is an earlier one when it was created well before this create call.
+ */
 function isStaleReplay(outcome: WaitOutcome, sentAt: number): boolean {
-  if (outcome.kind === "unknown") return true;
-  if (outcome.kind !== "failed" && outcome.kind !== "ended") return false;
+  if (outcome.kind === "unknown" || outcome.kind === "ended") return true;
+  if (outcome.kind !== "failed") return false;
   const created = Date.parse(outcome.entry.created);
   return Number.isFinite(created) && created < sentAt - REPLAY_SKEW_MS;
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import type { ConfigMap, OutputMap } from "@pulumi/pulumi/automation";
@@ -6,7 +7,7 @@ import { Action, loadProgram, runProgram } from "./index";
 
 const USAGE = `usage: pulumi-remote-browser-run <up|preview|refresh|destroy|rm|outputs> --program <module> --stack <name>
        [--project <name>] [--work-dir <dir>] [--backend <url>] [--config key=value]... [--secret key=value]...
-       [--expect-no-changes] [--show-secrets] [--json] [--quiet]
+       [--expect-no-changes] [--show-secrets] [--json] [--outputs-file <path>] [--quiet]
 
 Runs a Pulumi program module (its body exported as a function) through the Automation API, so the program
 needs no Node.js language host. Config keys without a namespace belong to the project.`;
@@ -28,6 +29,7 @@ async function main(argv: string[]): Promise<number> {
       "expect-no-changes": { type: "boolean" },
       "show-secrets": { type: "boolean" },
       json: { type: "boolean" },
+      "outputs-file": { type: "string" },
       quiet: { type: "boolean" },
       help: { type: "boolean" },
     },
@@ -58,7 +60,11 @@ async function main(argv: string[]): Promise<number> {
     expectNoChanges: values["expect-no-changes"],
     onOutput: values.quiet ? undefined : (text) => process.stdout.write(text),
   });
-  printOutputs(result.outputs, { showSecrets: !!values["show-secrets"], json: !!values.json });
+  const shown = values["show-secrets"] ? plainOutputs(result.outputs) : result.masked;
+  if (values["outputs-file"]) {
+    fs.writeFileSync(values["outputs-file"], JSON.stringify({ outputs: shown, changes: result.changes }, null, 2));
+  }
+  printOutputs(shown, !!values.json);
   return 0;
 }
 
@@ -66,12 +72,12 @@ function needsProgram(action: Action): boolean {
   return action === "up" || action === "preview";
 }
 
-function printOutputs(outputs: OutputMap, opts: { showSecrets: boolean; json: boolean }): void {
-  const shown: Record<string, unknown> = {};
-  for (const [key, { value, secret }] of Object.entries(outputs)) {
-    shown[key] = secret && !opts.showSecrets ? "[secret]" : value;
-  }
-  if (opts.json) {
+function plainOutputs(outputs: OutputMap): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(outputs).map(([key, { value }]) => [key, value]));
+}
+
+function printOutputs(shown: Record<string, unknown>, json: boolean): void {
+  if (json) {
     process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     return;
   }

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
@@ -40,7 +41,10 @@ export interface RunOptions {
 }
 
 export interface RunResult {
+  /** Stack outputs in plain text, with a flag on the top-level ones that are secret. */
   outputs: OutputMap;
+  /** Stack outputs as the CLI shows them: every secret, nested ones included, replaced by "[secret]". */
+  masked: Record<string, unknown>;
   /** Resource operation counts of the update (`create`, `same`, `delete`, ...), where the action has them. */
   changes: Record<string, number>;
 }
@@ -69,7 +73,7 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   if (opts.action === "rm") {
     const stacks = await workspace.listStacks();
     if (stacks.some((s) => s.name === opts.stackName)) await workspace.removeStack(opts.stackName);
-    return { outputs: {}, changes: {} };
+    return { outputs: {}, masked: {}, changes: {} };
   }
 
   const stack = await Stack.createOrSelect(opts.stackName, workspace);
@@ -77,26 +81,37 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   const onOutput = opts.onOutput;
   const logging = opts.verbose ? { logVerbosity: opts.verbose, logToStdErr: true } : {};
 
+  // The Automation API flags only top-level secrets; the CLI's own masking also covers nested ones.
+  const masked = () => maskedOutputs(pulumiBin, opts.stackName, opts.workDir, envVars);
   switch (opts.action) {
     case "up": {
       const res = await stack.up({ onOutput, expectNoChanges: opts.expectNoChanges, ...logging });
-      return { outputs: res.outputs, changes: countsOf(res.summary.resourceChanges) };
+      return { outputs: res.outputs, masked: masked(), changes: countsOf(res.summary.resourceChanges) };
     }
     case "preview": {
       const res = await stack.preview({ onOutput, expectNoChanges: opts.expectNoChanges, ...logging });
-      return { outputs: {}, changes: countsOf(res.changeSummary) };
+      return { outputs: {}, masked: {}, changes: countsOf(res.changeSummary) };
     }
     case "refresh": {
       const res = await stack.refresh({ onOutput, expectNoChanges: opts.expectNoChanges, ...logging });
-      return { outputs: await stack.outputs(), changes: countsOf(res.summary.resourceChanges) };
+      return { outputs: await stack.outputs(), masked: masked(), changes: countsOf(res.summary.resourceChanges) };
     }
     case "destroy": {
       const res = await stack.destroy({ onOutput, ...logging });
-      return { outputs: {}, changes: countsOf(res.summary.resourceChanges) };
+      return { outputs: {}, masked: {}, changes: countsOf(res.summary.resourceChanges) };
     }
     case "outputs":
-      return { outputs: await stack.outputs(), changes: {} };
+      return { outputs: await stack.outputs(), masked: masked(), changes: {} };
   }
+}
+
+function maskedOutputs(pulumiBin: string, stackName: string, workDir: string, env: Record<string, string>): Record<string, unknown> {
+  const text = execFileSync(pulumiBin, ["stack", "output", "--json", "--stack", stackName, "--non-interactive"], {
+    cwd: workDir,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+  });
+  return JSON.parse(text || "{}");
 }
 
 function countsOf(changes: Record<string, number> | undefined): Record<string, number> {

@@ -52,8 +52,11 @@ async function main(): Promise<void> {
 
     heading("stack outputs");
     for (const [key, { value, secret }] of Object.entries(up.outputs)) {
-      const shown = secret ? (values["show-secrets"] ? `${JSON.stringify(value)}  (secret)` : "[secret] (rerun with --show-secrets to print)") : JSON.stringify(value);
-      say(`${key}: ${shown}`);
+      const masked = JSON.stringify(up.masked[key]);
+      const hasSecret = secret || masked.includes("[secret]");
+      if (!hasSecret) say(`${key}: ${JSON.stringify(value)}`);
+      else if (values["show-secrets"]) say(`${key}: ${JSON.stringify(value)}  (SECRET: a password to the session)`);
+      else say(`${key}: ${masked}  (secret; rerun with --show-secrets to print)`);
     }
     books(emulator);
 

@@ -78,6 +78,11 @@ export class BrowserSession extends pulumi.dynamic.Resource {
   public readonly apiVersion!: pulumi.Output<"v8" | "v7">;
 
   constructor(name: string, args: BrowserSessionArgs, opts?: pulumi.CustomResourceOptions) {
+    // The engine's import reads a resource without its stored provider, which a dynamic provider cannot
+    // serve. So `import: <vmId>` becomes an adoption: create takes over the running session instead of
+    // starting one.
+    const adopt = opts?.import;
+    if (adopt !== undefined) opts = { ...opts, import: undefined };
     const props = {
       browser: args?.browser,
       url: args?.url,
@@ -92,6 +97,7 @@ export class BrowserSession extends pulumi.dynamic.Resource {
       requireLocation: args?.requireLocation,
       // The resource's identity in its stack: the seed of its idempotency keys.
       __seed: `${pulumi.getProject()}/${pulumi.getStack()}/${name}`,
+      __adoptVmId: adopt,
       vmId: undefined,
       shareUrl: undefined,
       shareUrlPath: undefined,

@@ -1,0 +1,157 @@
+import { describe, expect, it } from "vitest";
+import { RunFailed, childPids, commandOf, until, withStack } from "./harness";
+import type { E2EStack } from "./harness";
+
+const TYPE = "pulumi-nodejs:dynamic/remote-browser:BrowserSession";
+
+async function sessionsInState(stack: E2EStack): Promise<Array<{ id: string; outputs: Record<string, unknown> }>> {
+  const exported = JSON.parse(await stack.exportState());
+  return (exported.deployment.resources ?? []).filter((r: { type: string }) => r.type === TYPE);
+}
+
+function running(stack: E2EStack): string[] {
+  return stack.emulator.control
+    .sessions()
+    .filter((s) => s.status === "running" || s.status === "starting")
+    .map((s) => s.vmId);
+}
+
+/** Nothing secret in the exported state nor in any file of the backend or PULUMI_HOME. */
+async function expectNoSecretsInState(stack: E2EStack): Promise<void> {
+  const exported = await stack.exportState();
+  const files = stack.stateFilesText();
+  const secrets = [stack.emulator.apiKey];
+  for (const s of stack.emulator.control.sessions()) secrets.push(s.linkId);
+  for (const secret of secrets) {
+    expect(exported.includes(secret), "secret in stack export").toBe(false);
+    expect(files.includes(secret), "secret in a state file").toBe(false);
+  }
+}
+
+describe("BrowserSession under the real engine", () => {
+  it("creates, previews without changes, replaces on a url change, drops an ended session on refresh, and destroys", async () => {
+    await withStack("sessions.js", async (stack) => {
+      const up = await stack.run("up", { config: { url: "https://example.com/a", shareLanguage: "de" } });
+      const first = (up.outputs.vmIds as Record<string, string>).chrome;
+      expect(running(stack)).toEqual([first]);
+      expect((up.outputs.statuses as Record<string, string>).chrome).toBe("running");
+      // The share link is a secret output of the stack (masked by the runner)...
+      expect(up.outputs.shareUrls).toEqual({ chrome: "[secret]" });
+      // ...and a secret in the state.
+      const [recorded] = await sessionsInState(stack);
+      expect(recorded.id).toBe(first);
+      expect(recorded.outputs.shareUrl).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" });
+      await expectNoSecretsInState(stack);
+
+      await stack.run("preview", { config: { url: "https://example.com/a", shareLanguage: "de" }, expectNoChanges: true });
+      await stack.run("refresh", { expectNoChanges: true });
+
+      const replaced = await stack.run("up", { config: { url: "https://example.com/b", shareLanguage: "de" } });
+      const second = (replaced.outputs.vmIds as Record<string, string>).chrome;
+      expect(second).not.toBe(first);
+      expect(replaced.changes.replace).toBe(1);
+      expect(running(stack)).toEqual([second]);
+      expect(stack.emulator.control.sessions().find((s) => s.vmId === first)?.status).toMatch(/stopping|deleted/);
+      expect(stack.emulator.control.books().started).toBe(2);
+
+      // Ended out of band: refresh drops it from the state.
+      stack.emulator.control.endSession(second);
+      await stack.run("refresh");
+      expect(await sessionsInState(stack)).toHaveLength(0);
+
+      // The next up starts a new session for it (the old key's session has ended).
+      const again = await stack.run("up", { config: { url: "https://example.com/b", shareLanguage: "de" } });
+      const third = (again.outputs.vmIds as Record<string, string>).chrome;
+      expect([first, second]).not.toContain(third);
+      expect(running(stack)).toEqual([third]);
+
+      await stack.run("destroy");
+      expect(running(stack)).toEqual([]);
+      expect(stack.emulator.control.books().neverEnded).toBe(0);
+      await expectNoSecretsInState(stack);
+    });
+  });
+
+  it("imports a running session by vmId and ends it on destroy", async () => {
+    await withStack("sessions.js", async (stack) => {
+      const res = await fetch(`${stack.emulator.apiBaseUrl}/vm/create`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${stack.emulator.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ browser: "firefox" }),
+      });
+      const { vmId } = (await res.json()) as { vmId: string };
+      await until(() => stack.emulator.control.sessions().find((s) => s.vmId === vmId && s.status === "running"));
+
+      const up = await stack.run("up", { config: { browsers: "firefox", importId: vmId } });
+      expect((up.outputs.vmIds as Record<string, string>).firefox).toBe(vmId);
+      expect(stack.emulator.control.books().started).toBe(1);
+      const [recorded] = await sessionsInState(stack);
+      expect(recorded.outputs.browserName).toBe("Mozilla Firefox");
+      expect(recorded.outputs.shareUrl).toBeUndefined();
+
+      await stack.run("destroy");
+      expect(running(stack)).toEqual([]);
+    });
+  });
+
+  it("refuses invalid inputs and a wrong key at preview without starting a session", async () => {
+    await withStack("sessions.js", async (stack) => {
+      const bad = await stack.run("preview", { config: { browsers: "netscape" } }).catch((e: RunFailed) => e);
+      expect(bad).toBeInstanceOf(RunFailed);
+      expect((bad as RunFailed).stdout + (bad as RunFailed).stderr).toMatch(/browser.*"netscape" is not a browser image.*chrome/s);
+
+      const key = await stack.run("preview", { apiKey: "rb_wrong_key_000000000000" }).catch((e: RunFailed) => e);
+      expect(key).toBeInstanceOf(RunFailed);
+      expect((key as RunFailed).stdout + (key as RunFailed).stderr).toMatch(/refused the API key/);
+      expect((key as RunFailed).stdout + (key as RunFailed).stderr).not.toContain("rb_wrong_key_000000000000");
+
+      expect(stack.emulator.control.books().createCalls).toBe(0);
+    });
+  });
+
+  it("ends the session and reports why when the location is required but not applied", async () => {
+    await withStack("sessions.js", async (stack) => {
+      stack.emulator.control.settings({ locationCapacity: { de: 0 } });
+      const failed = await stack.run("up", { config: { country: "de", requireLocation: "true" } }).catch((e: RunFailed) => e);
+      expect(failed).toBeInstanceOf(RunFailed);
+      const text = (failed as RunFailed).stdout + (failed as RunFailed).stderr;
+      const [session] = stack.emulator.control.sessions();
+      expect(text).toContain(session.vmId);
+      expect(text).toMatch(/no free exit in "de".*requireLocation is set.*the session was ended/s);
+      expect(stack.emulator.control.books().neverEnded).toBe(0);
+      expect(await sessionsInState(stack)).toHaveLength(0);
+    });
+  });
+
+  it("starts no second session after a pulumi up killed while the session was starting", async () => {
+    await withStack("sessions.js", async (stack) => {
+      stack.emulator.control.preparation({ paused: true });
+      const run = stack.start("up", { config: { readyTimeoutSeconds: "2" } });
+      const session = await until(() => stack.emulator.control.sessions()[0], 60_000, "the session to be created");
+      const engine = await until(
+        () => childPids(run.child.pid!).find((pid) => /\bpulumi\b.*\bup\b/.test(commandOf(pid))),
+        10_000,
+        "the engine process",
+      );
+      process.kill(engine, "SIGKILL");
+      await run.done;
+
+      // The orphaned provider process must not end the session when its 2 s deadline passes.
+      await new Promise((r) => setTimeout(r, 3_500));
+      expect(stack.emulator.control.sessions().find((s) => s.vmId === session.vmId)?.status).toBe("starting");
+
+      await stack.cli(["cancel", "--yes"]);
+      const cleared = await stack.cli(["refresh", "--clear-pending-creates", "--yes"]);
+      expect(cleared.code, cleared.stderr + cleared.stdout).toBe(0);
+
+      stack.emulator.control.preparation({ paused: false });
+      const up = await stack.run("up", { config: { readyTimeoutSeconds: "30" } });
+      expect((up.outputs.vmIds as Record<string, string>).chrome).toBe(session.vmId);
+      expect(stack.emulator.control.books().started).toBe(1);
+
+      await stack.run("refresh", { expectNoChanges: true });
+      await stack.run("destroy");
+      expect(running(stack)).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { childPids, commandOf, until, withStack } from "./harness";
+
+describe("the real engine runs inline programs through the project's runner", () => {
+  it("runs up, preview with no changes, refresh and destroy of a trivial dynamic resource", async () => {
+    await withStack("trivial.js", async (stack) => {
+      const up = await stack.run("up", { config: { value: "a" } });
+      expect(up.outputs.thingId).toBe("thing-a");
+      expect(up.changes.create).toBe(2); // the stack and the resource
+
+      const preview = await stack.run("preview", { config: { value: "a" }, expectNoChanges: true });
+      expect(preview.changes.same).toBe(2);
+
+      const refresh = await stack.run("refresh", { expectNoChanges: true });
+      expect(refresh.outputs.thingId).toBe("thing-a");
+
+      const destroy = await stack.run("destroy");
+      expect(destroy.changes.delete).toBe(2);
+      const exported = JSON.parse(await stack.exportState());
+      const resources = exported.deployment.resources ?? [];
+      expect(resources.filter((r: { type: string }) => r.type.startsWith("pulumi-nodejs:dynamic"))).toHaveLength(0);
+    });
+  });
+
+  it("recovers from a pulumi up killed with SIGKILL mid-create with cancel and refresh --clear-pending-creates", async () => {
+    await withStack("trivial.js", async (stack) => {
+      const run = stack.start("up", { config: { value: "b", delayMs: "60000" } });
+      let out = "";
+      run.child.stdout!.on("data", (d) => (out += d));
+      await until(() => /thing creating/.test(out) || undefined, 60_000, "the create to start");
+      const engine = await until(
+        () => childPids(run.child.pid!).find((pid) => /\bpulumi\b.*\bup\b/.test(commandOf(pid))),
+        10_000,
+        "the engine process",
+      );
+      process.kill(engine, "SIGKILL");
+      const killed = await run.done;
+      expect(killed.code).not.toBe(0);
+
+      // The killed update left a pending create; the next update is refused until it is cleared.
+      const blocked = await stack.run("up", { config: { value: "b", delayMs: "0" } }).catch((e: Error) => e);
+      expect(blocked).toBeInstanceOf(Error);
+      expect(String((blocked as Error).message)).toMatch(/pending|locked|interrupted/i);
+
+      await stack.cli(["cancel", "--yes"]);
+      const cleared = await stack.cli(["refresh", "--clear-pending-creates", "--yes"]);
+      expect(cleared.code, cleared.stderr + cleared.stdout).toBe(0);
+
+      const up = await stack.run("up", { config: { value: "b", delayMs: "0" } });
+      expect(up.outputs.thingId).toBe("thing-b");
+      await stack.run("preview", { config: { value: "b", delayMs: "0" }, expectNoChanges: true });
+    });
+  });
+});

@@ -1,0 +1,57 @@
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { TestProject } from "vitest/node";
+
+/**
+ * Once per e2e run: the engine, and a fresh Pulumi project outside the repository that installs the
+ * package from its `npm pack` tarball. The e2e programs run from that project, so they exercise the
+ * package exactly as a user's project would, serialisation from node_modules included.
+ */
+const root = path.resolve(__dirname, "..", "..");
+
+export default function setup(project: TestProject): () => void {
+  const pulumiBin =
+    process.env.PULUMI_REMOTE_BROWSER_PULUMI ||
+    execFileSync("bash", [path.join(root, "scripts", "engine.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-e2e-"));
+  if (!fs.existsSync(path.join(root, "dist", "sdk", "index.js"))) {
+    execFileSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root, stdio: "inherit" });
+  }
+  const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", base], { cwd: root, encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .pop()!;
+  const projectDir = path.join(base, "project");
+  fs.mkdirSync(projectDir);
+  const pulumiVersion = JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
+  fs.writeFileSync(
+    path.join(projectDir, "package.json"),
+    JSON.stringify(
+      {
+        name: "e2e-project",
+        private: true,
+        dependencies: { "@pulumi/pulumi": pulumiVersion, "pulumi-remote-browser": `file:${path.join(base, tarball)}` },
+      },
+      null,
+      2,
+    ),
+  );
+  execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd: projectDir,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+
+  project.provide("e2e", { projectDir, pulumiBin });
+  return () => {
+    if (!process.env.PRB_KEEP_E2E) fs.rmSync(base, { recursive: true, force: true });
+  };
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    e2e: { projectDir: string; pulumiBin: string };
+  }
+}

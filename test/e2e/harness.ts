@@ -1,0 +1,203 @@
+import { ChildProcess, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { inject } from "vitest";
+import { Emulator, EmulatorOptions, startEmulator } from "../../emulator";
+import { engineEnvironment } from "../../runner/environment";
+
+/**
+ * One e2e stack: its own emulator, work folder, file backend and PULUMI_HOME inside the installed
+ * project, driven through the runner CLI of the installed package in a child process (as a CI job
+ * would run it), and the plain `pulumi` CLI for what the Automation API does not cover.
+ */
+export interface E2EStack {
+  readonly name: string;
+  readonly emulator: Emulator;
+  readonly workDir: string;
+  /** Runs the runner CLI; resolves with its outputs, rejects with its stderr on a non-zero exit. */
+  run(action: string, opts?: RunOpts): Promise<RunResult>;
+  /** Starts the runner without waiting (to kill it half-way). */
+  start(action: string, opts?: RunOpts): RunningProcess;
+  /** Runs the plain CLI in the stack's folder with the stack's environment. */
+  cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** `pulumi stack export` as text. */
+  exportState(): Promise<string>;
+  /** Every file of the backend and PULUMI_HOME, concatenated (state, history, backups, logs). */
+  stateFilesText(): string;
+}
+
+export interface RunOpts {
+  config?: Record<string, string>;
+  expectNoChanges?: boolean;
+  /** Defaults to the stack's program. */
+  program?: string;
+  apiKey?: string;
+  extraArgs?: string[];
+}
+
+export interface RunResult {
+  outputs: Record<string, unknown>;
+  changes: Record<string, number>;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunningProcess {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+export class RunFailed extends Error {
+  constructor(
+    readonly code: number | null,
+    readonly stdout: string,
+    readonly stderr: string,
+  ) {
+    super(`runner exited with ${code}:\n${stderr}\n${stdout.slice(-4000)}`);
+  }
+}
+
+let counter = 0;
+
+/** Creates a stack around `program` (a file of test/e2e/programs), runs `fn`, then tears everything down. */
+export async function withStack(
+  program: string,
+  fn: (stack: E2EStack) => Promise<void>,
+  opts: { emulator?: EmulatorOptions; destroy?: boolean } = {},
+): Promise<void> {
+  const { projectDir, pulumiBin } = inject("e2e");
+  const name = `s${process.pid}-${++counter}`;
+  const workDir = path.join(projectDir, "stacks", name);
+  fs.mkdirSync(path.join(workDir, "programs"), { recursive: true });
+  const programPath = path.join(workDir, "programs", program);
+  fs.copyFileSync(path.join(__dirname, "programs", program), programPath);
+  const stateDir = path.join(workDir, ".pulumi-local");
+  const emulator = await startEmulator({ prepMs: 300, ...opts.emulator });
+  const env = { ...process.env, ...engineEnvironment({ pulumiBin, stateDir, workDir }) };
+  const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
+  const children = new Set<ChildProcess>();
+
+  const argsFor = (action: string, o: RunOpts, outFile: string) => {
+    const args = [runner, action, "--stack", name, "--project", "e2e", "--work-dir", workDir, "--outputs-file", outFile];
+    if (action === "up" || action === "preview") args.push("--program", o.program ? path.join(workDir, "programs", o.program) : programPath);
+    args.push("--config", `remote-browser:baseUrl=${emulator.apiBaseUrl}`);
+    args.push("--secret", `remote-browser:apiKey=${o.apiKey ?? emulator.apiKey}`);
+    for (const [k, v] of Object.entries(o.config ?? {})) args.push("--config", `${k}=${v}`);
+    if (o.expectNoChanges) args.push("--expect-no-changes");
+    return [...args, ...(o.extraArgs ?? [])];
+  };
+
+  const start = (action: string, o: RunOpts = {}): RunningProcess & { outFile: string } => {
+    const outFile = path.join(workDir, `outputs-${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
+    const child = spawn(process.execPath, argsFor(action, o, outFile), { cwd: workDir, env });
+    children.add(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (d) => (stdout += d));
+    child.stderr!.on("data", (d) => (stderr += d));
+    const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+      child.on("close", (code) => {
+        children.delete(child);
+        resolve({ code, stdout, stderr });
+      }),
+    );
+    return { child, done, outFile };
+  };
+
+  const cli = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(pulumiBin, [...args, "--stack", name, "--non-interactive"], { cwd: workDir, env });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    });
+
+  const stack: E2EStack = {
+    name,
+    emulator,
+    workDir,
+    start,
+    async run(action, o = {}) {
+      const p = start(action, o);
+      const { code, stdout, stderr } = await p.done;
+      if (code !== 0) throw new RunFailed(code, stdout, stderr);
+      const result = JSON.parse(fs.readFileSync(p.outFile, "utf8"));
+      return { outputs: result.outputs, changes: result.changes, stdout, stderr };
+    },
+    cli,
+    async exportState() {
+      const r = await cli(["stack", "export"]);
+      if (r.code !== 0) throw new Error(`stack export failed: ${r.stderr}`);
+      return r.stdout;
+    },
+    stateFilesText() {
+      return readAll(stateDir);
+    },
+  };
+
+  try {
+    await fn(stack);
+  } finally {
+    for (const c of children) c.kill("SIGKILL");
+    if (opts.destroy !== false) {
+      // Best effort: whatever the test left must not keep running.
+      await cli(["cancel", "--yes"]).catch(() => undefined);
+      const p = start("destroy");
+      await p.done;
+    }
+    await emulator.close();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+function readAll(dir: string): string {
+  let text = "";
+  if (!fs.existsSync(dir)) return text;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name === "plugins") continue;
+      text += readAll(p);
+    } else if (entry.isFile()) {
+      text += fs.readFileSync(p, "latin1");
+    }
+  }
+  return text;
+}
+
+/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function until<T>(probe: () => T | undefined, timeoutMs = 30_000, what = "condition"): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Pids of the processes whose parent is `pid` (Linux). */
+export function childPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === pid) out.push(Number(name));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return out;
+}
+
+export function commandOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");
+  } catch {
+    return "";
+  }
+}

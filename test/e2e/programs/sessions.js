@@ -1,0 +1,35 @@
+// BrowserSessions driven by stack config, for the e2e tests.
+const pulumi = require("@pulumi/pulumi");
+const { BrowserSession } = require("pulumi-remote-browser");
+
+module.exports = async () => {
+  const config = new pulumi.Config();
+  const browsers = (config.get("browsers") ?? "chrome").split(",").filter(Boolean);
+  const importId = config.get("importId");
+  const sessions = {};
+  for (const browser of browsers) {
+    sessions[browser] = new BrowserSession(
+      `review-${browser}`,
+      {
+        browser,
+        ...(importId
+          ? {}
+          : {
+              url: config.get("url") ?? "https://example.com/",
+              country: config.get("country"),
+              shareLanguage: config.get("shareLanguage"),
+              requireLocation: config.getBoolean("requireLocation"),
+              readyTimeoutSeconds: config.getNumber("readyTimeoutSeconds"),
+            }),
+      },
+      importId ? { import: importId } : undefined,
+    );
+  }
+  const pick = (f) => Object.fromEntries(Object.entries(sessions).map(([b, s]) => [b, f(s)]));
+  return {
+    vmIds: pick((s) => s.vmId),
+    statuses: pick((s) => s.status),
+    locationApplied: pick((s) => s.locationApplied),
+    shareUrls: pick((s) => s.shareUrl),
+  };
+};
