@@ -1,6 +1,7 @@
 import { LIMITS, LOCALES } from "../client/schemas";
 import type { ImagesAnswer } from "../client/schemas";
 import type { ApiVersion } from "../client";
+import { MAX_WAIT_FOR_CAPACITY_SECONDS } from "./config";
 
 /** The value the engine passes for an input that is not known yet (during preview). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -20,7 +21,7 @@ export const API_INPUTS = [
 export type ApiInput = (typeof API_INPUTS)[number];
 
 /** Inputs only the provider reads; they change in place, without calling the service. */
-export const PROVIDER_INPUTS = ["readyTimeoutSeconds", "requireLocation"] as const;
+export const PROVIDER_INPUTS = ["readyTimeoutSeconds", "requireLocation", "waitForCapacitySeconds"] as const;
 
 export const DEFAULT_READY_TIMEOUT_SECONDS = 300;
 export const MAX_READY_TIMEOUT_SECONDS = 3_600;
@@ -38,6 +39,7 @@ export interface SessionInputs {
   idempotencyKey?: string;
   readyTimeoutSeconds?: number;
   requireLocation?: boolean;
+  waitForCapacitySeconds?: number;
   /** Identity of the resource in its stack (project/stack/name), set by the SDK; seeds the idempotency key. */
   __seed?: string;
   /** Set from the `import` resource option: take over this running session instead of starting one. */
@@ -127,6 +129,14 @@ export function staticFailures(news: Record<string, unknown>, version: ApiVersio
       fail("readyTimeoutSeconds", `must be a number of seconds, got ${typeof timeout}`);
     } else if (timeout <= 0 || timeout > MAX_READY_TIMEOUT_SECONDS) {
       fail("readyTimeoutSeconds", `must be more than 0 and at most ${MAX_READY_TIMEOUT_SECONDS}, got ${timeout}`);
+    }
+  }
+  const capacityWait = news.waitForCapacitySeconds;
+  if (present(capacityWait)) {
+    if (typeof capacityWait !== "number" || !Number.isFinite(capacityWait)) {
+      fail("waitForCapacitySeconds", `must be a number of seconds, got ${typeof capacityWait}`);
+    } else if (capacityWait < 0 || capacityWait > MAX_WAIT_FOR_CAPACITY_SECONDS) {
+      fail("waitForCapacitySeconds", `must be from 0 to ${MAX_WAIT_FOR_CAPACITY_SECONDS}, got ${capacityWait}`);
     }
   }
   const requireLocation = news.requireLocation;

@@ -34,6 +34,12 @@ export interface BrowserSessionArgs {
   readyTimeoutSeconds?: pulumi.Input<number>;
   /** Fail (and end the session) when the requested location could not be applied. Changes in place. @default false */
   requireLocation?: pulumi.Input<boolean>;
+  /**
+   * When the account's running limit is reached, wait up to this long for a free slot instead of failing at
+   * once with `upgrade` (for stacks that share one account, e.g. one per pull request). Changes in place.
+   * @default `remote-browser:waitForCapacitySeconds`, else 0
+   */
+  waitForCapacitySeconds?: pulumi.Input<number>;
 }
 
 const SECRET_OUTPUTS = ["shareUrl", "shareUrlPath", "__idempotencyKey"];
@@ -57,6 +63,7 @@ export class BrowserSession extends pulumi.dynamic.Resource {
   public readonly idempotencyKey!: pulumi.Output<string | undefined>;
   public readonly readyTimeoutSeconds!: pulumi.Output<number | undefined>;
   public readonly requireLocation!: pulumi.Output<boolean | undefined>;
+  public readonly waitForCapacitySeconds!: pulumi.Output<number | undefined>;
 
   /** The session's identifier (`vmId`), also the resource's id. */
   public readonly vmId!: pulumi.Output<string>;
@@ -95,6 +102,7 @@ export class BrowserSession extends pulumi.dynamic.Resource {
       idempotencyKey: args?.idempotencyKey,
       readyTimeoutSeconds: args?.readyTimeoutSeconds,
       requireLocation: args?.requireLocation,
+      waitForCapacitySeconds: args?.waitForCapacitySeconds,
       // The resource's identity in its stack: the seed of its idempotency keys.
       __seed: `${pulumi.getProject()}/${pulumi.getStack()}/${name}`,
       __adoptVmId: adopt,

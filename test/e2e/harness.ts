@@ -63,7 +63,7 @@ let counter = 0;
 export async function withStack(
   program: string,
   fn: (stack: E2EStack) => Promise<void>,
-  opts: { emulator?: EmulatorOptions; destroy?: boolean } = {},
+  opts: { emulator?: EmulatorOptions; destroy?: boolean; sharedEmulator?: Emulator } = {},
 ): Promise<void> {
   const { projectDir, pulumiBin } = inject("e2e");
   const name = `s${process.pid}-${++counter}`;
@@ -72,7 +72,7 @@ export async function withStack(
   const programPath = path.join(workDir, "programs", program);
   fs.copyFileSync(path.join(__dirname, "programs", program), programPath);
   const stateDir = path.join(workDir, ".pulumi-local");
-  const emulator = await startEmulator({ prepMs: 300, ...opts.emulator });
+  const emulator = opts.sharedEmulator ?? (await startEmulator({ prepMs: 300, ...opts.emulator }));
   const env = { ...process.env, ...engineEnvironment({ pulumiBin, stateDir, workDir }) };
   const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
   const children = new Set<ChildProcess>();
@@ -147,7 +147,7 @@ export async function withStack(
       const p = start("destroy");
       await p.done;
     }
-    await emulator.close();
+    if (!opts.sharedEmulator) await emulator.close();
     fs.rmSync(workDir, { recursive: true, force: true });
   }
 }

@@ -20,6 +20,7 @@ module.exports = async () => {
               shareLanguage: config.get("shareLanguage"),
               requireLocation: config.getBoolean("requireLocation"),
               readyTimeoutSeconds: config.getNumber("readyTimeoutSeconds"),
+              waitForCapacitySeconds: config.getNumber("waitForCapacitySeconds"),
             }),
       },
       importId ? { import: importId } : undefined,
