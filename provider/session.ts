@@ -22,6 +22,7 @@ import {
   staticFailures,
 } from "./inputs";
 import { generationKey, successorKey } from "./keys";
+import { createWhenCapacity } from "./capacity";
 import { engineWatcher } from "./liveness";
 import { PollSchedule, WaitOutcome, waitForRunning } from "./wait";
 
@@ -47,7 +48,10 @@ export interface ProviderDeps {
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
   engineAlive?: () => boolean;
+  random?: () => number;
 }
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** How far before our own create call a failed session's start must lie for it to be an earlier one. */
 const REPLAY_SKEW_MS = 5_000;
@@ -137,27 +141,21 @@ export class SessionProvider {
     for (let step = 0; step < MAX_KEY_STEPS; step++) {
       const key = successorKey(baseKey, step);
       const sentAt = now();
-      const answer = await client.createSession({ ...request, idempotencyKey: key });
-      const vmId = answer.vmId;
-      const outcome = await waitForRunning({
+      const answer = await createWhenCapacity({
         client,
-        vmId,
-        timeoutMs: Math.max(0, deadline - now()),
-        schedule: this.deps.schedule,
-        sleep: this.deps.sleep,
-        now,
+        request: { ...request, idempotencyKey: key },
+        waitMs: (inputs.waitForCapacitySeconds ?? this.cfg().waitForCapacitySeconds) * 1000,
         engineAlive: this.engineAlive,
+        sleep: this.deps.sleep ?? realSleep,
+        now,
+        random: this.deps.random ?? Math.random,
+        onWaiting: (q) =>
+          void warn(
+            `BrowserSession: the account's running limit is reached (${q.running_sessions_used} of ${q.running_session_limit}); ` +
+              `waiting up to ${inputs.waitForCapacitySeconds ?? this.cfg().waitForCapacitySeconds} s for a free slot`,
+          ),
       });
-      if (isStaleReplay(outcome, sentAt)) {
-        // The key's first answer was a session of an earlier generation that has ended since.
-        if (userKey) {
-          throw new Error(
-            `idempotencyKey "${userKey}" belongs to session ${vmId}, which has ended (${describe(outcome)}); ` +
-              "set a new idempotencyKey to start a new session",
-          );
-        }
-        continue;
-      }
+      const vmId = answer.vmId;
       const outs: SessionOutputs = {
         ...mirrorInputs(inputs),
         vmId,
@@ -169,6 +167,32 @@ export class SessionProvider {
         apiVersion: "v8",
         __idempotencyKey: key,
       };
+      let outcome: WaitOutcome;
+      try {
+        outcome = await waitForRunning({
+          client,
+          vmId,
+          timeoutMs: Math.max(0, deadline - now()),
+          schedule: this.deps.schedule,
+          sleep: this.deps.sleep,
+          now,
+          engineAlive: this.engineAlive,
+        });
+      } catch (err) {
+        // The session exists but its status could not be read: thrown as is, the engine would forget it.
+        if (!this.engineAlive()) throw err;
+        return this.failAndRemove(inputs, outs, `waiting for session ${vmId} to run failed: ${errorText(err)}`);
+      }
+      if (isStaleReplay(outcome, sentAt)) {
+        // The key's first answer was a session of an earlier generation that has ended since.
+        if (userKey) {
+          throw new Error(
+            `idempotencyKey "${userKey}" belongs to session ${vmId}, which has ended (${describe(outcome)}); ` +
+              "set a new idempotencyKey to start a new session",
+          );
+        }
+        continue;
+      }
       return this.settle(inputs, outs, outcome, timeoutMs);
     }
     throw new Error(`no fresh idempotency key found after ${MAX_KEY_STEPS} ended sessions of this resource`);
