@@ -1,0 +1,186 @@
+import { inspect } from "node:util";
+import { describe, expect, it } from "vitest";
+import { RemoteBrowserError, isRemoteBrowserError } from "../../client";
+import { thrown, useEmulator } from "../helpers/emulator";
+
+const t = useEmulator();
+
+describe("service refusals through the client", () => {
+  it("maps a bad key to denied, with the service's message and HTTP status, without retrying", async () => {
+    const err = await thrown(() => t.client({ apiKey: "rb_test_not_a_key" }).account());
+    expect(isRemoteBrowserError(err)).toBe(true);
+    expect(err).toMatchObject({ code: "denied", operation: "read account", serverMessage: "invalid API key", httpStatus: 401 });
+    expect(err.message).toContain('service message: "invalid API key"');
+    expect(t.requests("account")).toHaveLength(1);
+  });
+
+  it("maps ending an unknown session to denied and names the session", async () => {
+    const err = await thrown(() => t.client().removeSession("vm-0123456789ab"));
+    expect(err).toMatchObject({ code: "denied", operation: "end session", vmId: "vm-0123456789ab", serverMessage: "id: unknown session" });
+    expect(err.message).toContain("vmId vm-0123456789ab");
+    expect(t.requests("remove")).toHaveLength(1);
+  });
+
+  it("maps an invalid field to denied with the service's explanation, even with an idempotency key", async () => {
+    const err = await thrown(() => t.client().createSession({ browser: "safari", idempotencyKey: "invalid-field" }));
+    expect(err).toMatchObject({ code: "denied", operation: "create session" });
+    expect(err.serverMessage).toMatch(/^browser: "safari" is not enabled/);
+    expect(t.requests("create")).toHaveLength(1);
+    expect(t.emu.control.books().started).toBe(0);
+  });
+
+  it("maps the running limit to upgrade and does not retry it", async () => {
+    t.emu.control.settings({ runningLimit: 1 });
+    const client = t.client();
+    await client.createSession({ browser: "chrome" });
+    const err = await thrown(() => client.createSession({ browser: "chrome", idempotencyKey: "over-the-limit" }));
+    expect(err).toMatchObject({ code: "upgrade", operation: "create session" });
+    expect(err.serverMessage).toMatch(/running session limit reached \(1 of 1\)/);
+    expect(err.message).toContain("(upgrade)");
+    expect(t.requests("create")).toHaveLength(2);
+    expect(t.emu.control.books().started).toBe(1);
+  });
+
+  it("maps the cycle limit to upgrade", async () => {
+    t.emu.control.settings({ cycleLimit: 1 });
+    const client = t.client();
+    const first = await client.createSession({ browser: "chrome" });
+    await client.removeSession(first.vmId);
+    const err = await thrown(() => client.createSession({ browser: "chrome", idempotencyKey: "next-in-cycle" }));
+    expect(err).toMatchObject({ code: "upgrade" });
+    expect(err.serverMessage).toMatch(/cycle session limit reached \(1 of 1\)/);
+    expect(t.requests("create")).toHaveLength(2);
+  });
+
+  it("does not retry an insecure answer whose reason is not the rate limit", async () => {
+    t.emu.control.fault({ operation: "quota", kind: "insecure", count: 3 });
+    const err = await thrown(() => t.client().quota());
+    expect(err).toMatchObject({ code: "insecure", reason: "suspicious_request", rateLimited: false });
+    expect(t.requests("quota")).toHaveLength(1);
+    expect(t.backoff).toEqual([]);
+  });
+
+  it("retries an injected rate limit after the service's Retry-After, then succeeds", async () => {
+    t.emu.control.fault({ operation: "quota", kind: "rate_limited", count: 2 });
+    const quota = await t.client().quota();
+    expect(quota.status).toBe("ok");
+    const log = t.requests("quota");
+    expect(log.map((r) => [r.httpStatus, r.status])).toEqual([
+      [429, "insecure"],
+      [429, "insecure"],
+      [200, "ok"],
+    ]);
+    // Retry-After: 1 (second) is longer than the first backoff steps, so it decides the wait.
+    expect(t.backoff).toEqual([1000, 1000]);
+    expect(t.emu.control.books().rateLimited).toBe(2);
+  });
+
+  it("retries the emulator's own per-key rate limit and reports it as rate_limited once the attempts are used up", async () => {
+    t.emu.control.settings({ rateLimit: 1 });
+    const client = t.client({ retry: { maxAttempts: 3 } });
+    await client.quota();
+    // No real time passes between attempts (the sleep is instant), so the bucket stays empty.
+    const err = await thrown(() => client.quota());
+    expect(err).toMatchObject({ code: "insecure", reason: "rate_limited", rateLimited: true, httpStatus: 429, retryAfterMs: 1000 });
+    expect(t.requests("quota").map((r) => r.httpStatus)).toEqual([200, 429, 429, 429]);
+    expect(t.backoff).toEqual([1000, 1000]);
+  });
+
+  it("retries a service error N times and then succeeds, one request per attempt", async () => {
+    t.emu.control.fault({ operation: "status", kind: "error", count: 3 });
+    const client = t.client();
+    const { vmId } = await client.createSession({ browser: "chrome" });
+    const entry = await client.session(vmId);
+    expect(entry?.name).toBe("Google Chrome");
+    expect(t.requests("status").map((r) => r.status)).toEqual(["error", "error", "error", "ok"]);
+    expect(t.backoff).toHaveLength(3);
+  });
+
+  it("gives up on a persisting service error after maxAttempts and keeps its message, operation and vmId", async () => {
+    const client = t.client({ retry: { maxAttempts: 3 } });
+    const { vmId } = await client.createSession({ browser: "chrome" });
+    t.emu.control.fault({ operation: "remove", kind: "error", count: 10 });
+    const err = await thrown(() => client.removeSession(vmId));
+    expect(err).toMatchObject({ code: "service", operation: "end session", vmId, serverMessage: "injected fault" });
+    expect(err.message).toBe(
+      `end session failed: the service reported a fault on its side (error); service message: "injected fault"; vmId ${vmId}`,
+    );
+    expect(t.requests("remove")).toHaveLength(3);
+  });
+
+  it("never retries a create without an idempotency key", async () => {
+    t.emu.control.fault({ operation: "create", kind: "error", count: 1 });
+    const err = await thrown(() => t.client().createSession({ browser: "chrome" }));
+    expect(err).toMatchObject({ code: "service", operation: "create session" });
+    expect(t.requests("create")).toHaveLength(1);
+    expect(t.backoff).toEqual([]);
+  });
+
+  it("retries a create that carries an idempotency key", async () => {
+    t.emu.control.fault({ operation: "create", kind: "error", count: 2 });
+    const answer = await t.client().createSession({ browser: "chrome", idempotencyKey: "retry-me" });
+    expect(t.requests("create").map((r) => r.status)).toEqual(["error", "error", "ok"]);
+    expect(t.emu.control.sessions().map((s) => s.vmId)).toEqual([answer.vmId]);
+  });
+
+  it("refuses locally, without a request, what the API's schema rejects", async () => {
+    const err = await thrown(() => t.client().createSession({ browser: "chrome", idempotencyKey: "" }));
+    expect(err).toMatchObject({ code: "invalid_request", operation: "create session" });
+    expect(err.message).toContain("idempotencyKey");
+    expect(t.requests()).toHaveLength(0);
+  });
+});
+
+describe("the error family", () => {
+  it("is recognised by its brand, also on a copy of the class that is not the one that threw", () => {
+    const err = new RemoteBrowserError("denied", "refused", { operation: "test" });
+    expect(isRemoteBrowserError(err)).toBe(true);
+    // What a copied module would produce: another object carrying the same Symbol.for brand.
+    const foreign = Object.assign(new Error("copy"), { [Symbol.for("pulumi-remote-browser.RemoteBrowserError")]: true });
+    expect(isRemoteBrowserError(foreign)).toBe(true);
+    expect(isRemoteBrowserError(Object.assign(new Error("x"), { code: "denied" }))).toBe(false);
+    expect(isRemoteBrowserError(null)).toBe(false);
+    expect(isRemoteBrowserError("denied")).toBe(false);
+  });
+
+  it("has a fixed name and a stable code", () => {
+    const err = new RemoteBrowserError("timeout", "slow", { operation: "read quota" });
+    expect(err.name).toBe("RemoteBrowserError");
+    expect(err.code).toBe("timeout");
+    expect(err.message).toBe("read quota failed: slow");
+  });
+
+  it("never shows the API key, in any error message or anywhere inside the error", async () => {
+    const key = t.emu.apiKey;
+    const client = t.client({ retry: { maxAttempts: 2 } });
+    const { vmId } = await client.createSession({ browser: "chrome" });
+    const errors: unknown[] = [];
+    const collect = async (fn: () => Promise<unknown>) => errors.push(await thrown(fn));
+
+    await collect(() => t.client({ apiKey: `${key}x` }).account());
+    await collect(() => client.removeSession("vm-unknown00000"));
+    await collect(() => client.createSession({ browser: "netscape" }));
+    t.emu.control.fault({ operation: "quota", kind: "insecure" });
+    await collect(() => client.quota());
+    t.emu.control.fault({ operation: "remove", kind: "error", count: 2 });
+    await collect(() => client.removeSession(vmId));
+    t.emu.control.fault({ operation: "account", kind: "reset", count: 2 });
+    await collect(() => client.account());
+    t.emu.control.fault({ operation: "quota", kind: "rate_limited", count: 2 });
+    await collect(() => client.quota());
+    t.emu.control.fault({ operation: "status", kind: "delay", delayMs: 200, count: 2 });
+    await collect(() => t.client({ attemptTimeoutMs: 20, retry: { maxAttempts: 2 } }).session(vmId));
+    await collect(() => t.client({ baseUrl: "http://example.invalid/v8" }).account());
+    await collect(() => t.client({ baseUrl: t.emu.origin.replace(/:\d+$/, ":1") }).quota());
+
+    expect(errors).toHaveLength(10);
+    expect(new Set(errors.map((e) => (e as RemoteBrowserError).code))).toEqual(
+      new Set(["denied", "insecure", "service", "network", "timeout", "insecure_transport"]),
+    );
+    for (const err of errors) {
+      expect(isRemoteBrowserError(err)).toBe(true);
+      expect((err as Error).message).not.toContain(key);
+      expect(inspect(err, { depth: 10, showHidden: true })).not.toContain(key);
+    }
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * Shared helpers of the client and provider tests: one real emulator per test on port 0 with a short
+ * preparation time, clients whose backoff never sleeps for real, and providers that poll fast.
+ */
+import { afterEach, beforeEach } from "vitest";
+import type { Emulator, EmulatorOptions, Operation, RequestLogEntry } from "../../emulator";
+import { startEmulator } from "../../emulator";
+import type { ClientOptions } from "../../client";
+import { RemoteBrowserClient } from "../../client";
+import type { ProviderDeps } from "../../provider/session";
+import { SessionProvider } from "../../provider/session";
+import { setWarningSink } from "../../provider/diagnostics";
+import type { PollSchedule } from "../../provider/wait";
+
+/** Preparation time of sessions in these tests: long enough to be seen `starting`, short enough not to wait. */
+export const TEST_PREP_MS = 40;
+
+/** A poll schedule for tests: 5 ms at first, never more than 20 ms between polls. */
+export const FAST_POLL: PollSchedule = Object.freeze({ minIntervalMs: 5, growth: 0.2, maxIntervalMs: 20 });
+
+/** The value the engine passes for an input that is not known yet. */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** A sleep that records each requested delay and resolves at once. */
+export function recordingSleep(): { delays: number[]; sleep: (ms: number) => Promise<void> } {
+  const delays: number[] = [];
+  return {
+    delays,
+    sleep: async (ms: number) => {
+      delays.push(ms);
+    },
+  };
+}
+
+/** A clock that only moves when something sleeps on it: waits of any length take no real time. */
+export function virtualClock(start = Date.now()): { now: () => number; sleep: (ms: number) => Promise<void>; slept: number[] } {
+  let t = start;
+  const slept: number[] = [];
+  return {
+    now: () => t,
+    slept,
+    sleep: async (ms: number) => {
+      slept.push(ms);
+      t += ms;
+    },
+  };
+}
+
+export interface ProviderSetup {
+  /** Key to configure; null configures none. @default the emulator's default key */
+  apiKey?: string | null;
+  /** @default the emulator's v8 base URL (the v7 one when apiVersion is v7) */
+  baseUrl?: string;
+  apiVersion?: "v8" | "v7";
+  /** Overrides of the provider's injected dependencies. */
+  deps?: Partial<ProviderDeps>;
+  /** Options of the clients the provider builds (timeouts, retry policy). */
+  client?: Partial<ClientOptions>;
+}
+
+export interface TestEnv {
+  emu: Emulator;
+  /** Delays the clients' backoff asked for (none of them is slept). */
+  backoff: number[];
+  /** Warnings the provider emitted during the test. */
+  warnings: string[];
+  /** A client of the emulator's default account; closed after the test. */
+  client(opts?: Partial<ClientOptions>): RemoteBrowserClient;
+  /** A configured SessionProvider whose clients talk to the emulator without sleeping for backoff. */
+  provider(setup?: ProviderSetup): SessionProvider;
+  /** The emulator's request log, optionally only one operation. */
+  requests(operation?: Operation): RequestLogEntry[];
+}
+
+/**
+ * Starts a fresh emulator before each test of the calling file and stops it after, with every
+ * client closed and the warning sink restored. Returns an object filled in before each test.
+ */
+export function useEmulator(opts: EmulatorOptions = {}): TestEnv {
+  const env = {} as TestEnv;
+  let clients: RemoteBrowserClient[] = [];
+
+  beforeEach(async () => {
+    const emu = await startEmulator({ prepMs: TEST_PREP_MS, prepJitterMs: 0, ...opts });
+    const backoff = recordingSleep();
+    const warnings: string[] = [];
+    setWarningSink((message) => {
+      warnings.push(message);
+    });
+    clients = [];
+    const client = (o: Partial<ClientOptions> = {}) => {
+      const c = new RemoteBrowserClient({ baseUrl: emu.apiBaseUrl, apiKey: emu.apiKey, sleep: backoff.sleep, ...o });
+      clients.push(c);
+      return c;
+    };
+    Object.assign(env, {
+      emu,
+      backoff: backoff.delays,
+      warnings,
+      client,
+      provider(setup: ProviderSetup = {}) {
+        const apiVersion = setup.apiVersion ?? "v8";
+        const settings: Record<string, string | undefined> = {
+          apiKey: setup.apiKey === null ? undefined : (setup.apiKey ?? emu.apiKey),
+          baseUrl: setup.baseUrl ?? (apiVersion === "v7" ? emu.v7BaseUrl : emu.apiBaseUrl),
+          apiVersion,
+        };
+        const provider = new SessionProvider({
+          clientFor: (cfg) => client({ ...setup.client, baseUrl: cfg.baseUrl, apiKey: cfg.apiKey }),
+          schedule: FAST_POLL,
+          engineAlive: () => true,
+          ...setup.deps,
+        });
+        // An empty environment: the test process's own variables must not leak into the settings.
+        provider.configure((key) => settings[key], {});
+        return provider;
+      },
+      requests(operation?: Operation) {
+        const log = emu.control.requests();
+        return operation ? log.filter((r) => r.operation === operation) : log;
+      },
+    } satisfies TestEnv);
+  });
+
+  afterEach(async () => {
+    setWarningSink(undefined);
+    await Promise.all(clients.map((c) => c.close()));
+    await env.emu?.close();
+  });
+
+  return env;
+}
+
+/** Polls `check` every few milliseconds until it returns a truthy value (for work the emulator finishes later). */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 2000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** What an error thrown by `fn` is (fails the test when nothing is thrown). */
+export async function thrown(fn: () => unknown): Promise<Error & Record<string, any>> {
+  try {
+    await fn();
+  } catch (err) {
+    return err as Error & Record<string, any>;
+  }
+  throw new Error("expected an error, but the call succeeded");
+}

@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import { canonicalApiInputs, generationKey, successorKey } from "../../provider/keys";
+import { eventually, thrown, useEmulator } from "../helpers/emulator";
+
+const t = useEmulator();
+
+const SEED = "review/pr-7/app";
+const INPUTS = { browser: "chrome", url: "https://example.com/pr-7", country: "us", __seed: SEED };
+
+/** Moves a session's start 10 s into the past: it is then plainly older than a create sent now. */
+function ageSession(vmId: string): void {
+  t.emu.control.setCreated(vmId, new Date(Date.now() - 10_000).toISOString());
+}
+
+describe("idempotency keys (keys.ts)", () => {
+  it("derives the same key for the same seed and API inputs", () => {
+    expect(generationKey(SEED, undefined, { ...INPUTS })).toBe(generationKey(SEED, undefined, { ...INPUTS }));
+    // Key order and provider-only inputs do not matter: only what is sent to the service does.
+    const reordered = { __seed: SEED, country: "us", url: "https://example.com/pr-7", browser: "chrome", readyTimeoutSeconds: 9 };
+    expect(generationKey(SEED, undefined, reordered)).toBe(generationKey(SEED, undefined, INPUTS));
+  });
+
+  it("derives a different key for other inputs, another resource or another previous generation", () => {
+    const key = generationKey(SEED, undefined, INPUTS);
+    expect(generationKey(SEED, undefined, { ...INPUTS, url: "https://example.com/pr-8" })).not.toBe(key);
+    expect(generationKey(SEED, undefined, { ...INPUTS, country: "de" })).not.toBe(key);
+    expect(generationKey("review/pr-7/other", undefined, INPUTS)).not.toBe(key);
+    expect(generationKey(SEED, "prb-previous", INPUTS)).not.toBe(key);
+  });
+
+  it("draws a fresh key when the resource has no seed", () => {
+    expect(generationKey(undefined, undefined, INPUTS)).not.toBe(generationKey(undefined, undefined, INPUTS));
+  });
+
+  it("keeps keys within the service's 128 characters", () => {
+    const key = generationKey(SEED, undefined, { ...INPUTS, url: "x".repeat(10_000) });
+    expect(key).toMatch(/^prb-[0-9a-f]{48}$/);
+    expect(successorKey(key, 3)).toMatch(/^prb-[0-9a-f]{48}$/);
+  });
+
+  it("chains successors deterministically, starting at the key itself", () => {
+    const key = generationKey(SEED, undefined, INPUTS);
+    expect(successorKey(key, 0)).toBe(key);
+    expect(successorKey(key, 1)).toBe(successorKey(key, 1));
+    expect(new Set([0, 1, 2, 3].map((n) => successorKey(key, n))).size).toBe(4);
+  });
+
+  it("canonicalises only the API inputs, leaving out null and undefined", () => {
+    expect(canonicalApiInputs({ browser: "chrome", url: null, layout: undefined, __seed: "s", requireLocation: true })).toBe('{"browser":"chrome"}');
+  });
+});
+
+describe("create after an interrupted update", () => {
+  it("leaves the session alone when the engine went away, and the next create adopts it", async () => {
+    // The engine is "killed" right after the create call reached the service.
+    const killed = t.provider({ deps: { engineAlive: () => t.emu.control.books().createCalls === 0 } });
+    const err = await thrown(() => killed.create({ ...INPUTS }));
+    const [session] = t.emu.control.sessions();
+    expect(err.message).toContain(`engine went away while session ${session!.vmId} was starting`);
+    expect(t.requests("remove")).toHaveLength(0);
+    await eventually(() => t.emu.control.sessions()[0]!.status === "running");
+
+    const { id, outs } = await t.provider().create({ ...INPUTS });
+    expect(id).toBe(session!.vmId);
+    expect(outs.status).toBe("running");
+    const books = t.emu.control.books();
+    expect(books.started).toBe(1);
+    expect(books.idempotentReplays).toBeGreaterThanOrEqual(1);
+    expect(books.running).toBe(1);
+    expect(t.requests("remove")).toHaveLength(0);
+  });
+
+  it("adopts a session the first attempt left still starting", async () => {
+    t.emu.control.preparation({ paused: true });
+    const killed = t.provider({ deps: { engineAlive: () => t.emu.control.books().createCalls === 0 } });
+    await thrown(() => killed.create({ ...INPUTS }));
+    const [session] = t.emu.control.sessions();
+    expect(session!.status).toBe("starting");
+
+    t.emu.control.preparation({ paused: false });
+    const { id } = await t.provider().create({ ...INPUTS });
+    expect(id).toBe(session!.vmId);
+    expect(t.emu.control.books().started).toBe(1);
+  });
+});
+
+describe("create again after the resource's earlier session ended", () => {
+  it("moves to the next key and starts a new session when the key's session has ended", async () => {
+    const provider = t.provider();
+    const first = await provider.create({ ...INPUTS });
+    await provider.delete(first.id, first.outs as unknown as Record<string, unknown>);
+    ageSession(first.id);
+
+    const second = await provider.create({ ...INPUTS });
+    expect(second.id).not.toBe(first.id);
+    expect(second.outs.status).toBe("running");
+    expect(second.outs.__idempotencyKey).toBe(successorKey(first.outs.__idempotencyKey!, 1));
+    const books = t.emu.control.books();
+    expect(books.started).toBe(2);
+    expect(books.idempotentReplays).toBe(1);
+    expect(books.running).toBe(1);
+    // The old key was asked once more (answered from the service's memory), the new one once.
+    expect(t.requests("create")).toHaveLength(3);
+    expect(t.emu.control.sessions().find((s) => s.vmId === first.id)!.status).toMatch(/^(stopping|deleted)$/);
+  });
+
+  it("starts a new session when the stack is brought up again right after a destroy", async () => {
+    const provider = t.provider();
+    const first = await provider.create({ ...INPUTS });
+    await provider.delete(first.id, first.outs as unknown as Record<string, unknown>);
+    // No ageing: the ended session is only milliseconds old, and still it is not taken for the new one.
+    const second = await provider.create({ ...INPUTS });
+    expect(second.id).not.toBe(first.id);
+    expect(second.outs.status).toBe("running");
+    expect(t.emu.control.books().started).toBe(2);
+    expect(t.emu.control.books().neverEnded).toBe(1);
+  });
+
+  it("skips every ended generation of the chain, up to the first fresh key", async () => {
+    const provider = t.provider();
+    for (let generation = 1; generation <= 2; generation++) {
+      const { id, outs } = await provider.create({ ...INPUTS });
+      await provider.delete(id, outs as unknown as Record<string, unknown>);
+      ageSession(id);
+    }
+    const third = await provider.create({ ...INPUTS });
+    expect(third.outs.__idempotencyKey).toBe(successorKey(generationKey(SEED, undefined, INPUTS), 2));
+    expect(t.emu.control.books().started).toBe(3);
+    expect(t.emu.control.books().neverEnded).toBe(1);
+  });
+
+  it("asks for a new idempotencyKey when the user's key belongs to a session that has ended", async () => {
+    const provider = t.provider();
+    const inputs = { ...INPUTS, idempotencyKey: "release-2025-01" };
+    const first = await provider.create(inputs);
+    await provider.delete(first.id, first.outs as unknown as Record<string, unknown>);
+    ageSession(first.id);
+
+    const err = await thrown(() => provider.create(inputs));
+    expect(err.message).toContain('idempotencyKey "release-2025-01" belongs to session');
+    expect(err.message).toContain(first.id);
+    expect(err.message).toContain("set a new idempotencyKey");
+    expect(t.emu.control.books().started).toBe(1);
+    expect(t.emu.control.books().neverEnded).toBe(0);
+  });
+});
