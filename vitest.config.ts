@@ -20,6 +20,8 @@ export default defineConfig({
           testTimeout: 600_000,
           hookTimeout: 600_000,
           fileParallelism: false,
+          // Tests marked concurrent (independent stacks) run three at a time.
+          maxConcurrency: 3,
           globalSetup: ["test/e2e/global-setup.ts"],
         },
       },

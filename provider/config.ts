@@ -1,3 +1,4 @@
+import { RemoteBrowserClient } from "../client";
 import type { ApiVersion } from "../client";
 
 /** The provider's settings, from the `remote-browser` config namespace with environment fallbacks. */
@@ -7,6 +8,8 @@ export interface ProviderConfig {
   apiVersion: ApiVersion;
   /** Default of every session's `waitForCapacitySeconds`: how long a create waits for a free running slot. */
   waitForCapacitySeconds: number;
+  /** How long one request may take before it counts as failed (and is retried where that is safe). */
+  requestTimeoutSeconds: number;
 }
 
 export const CONFIG_NAMESPACE = "remote-browser";
@@ -15,6 +18,8 @@ export const ENV_BASE_URL = "REMOTE_BROWSER_BASE_URL";
 export const ENV_API_VERSION = "REMOTE_BROWSER_API_VERSION";
 export const ENV_WAIT_FOR_CAPACITY = "REMOTE_BROWSER_WAIT_FOR_CAPACITY_SECONDS";
 export const MAX_WAIT_FOR_CAPACITY_SECONDS = 3_600;
+export const ENV_REQUEST_TIMEOUT = "REMOTE_BROWSER_REQUEST_TIMEOUT_SECONDS";
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 15;
 /** Where `npm run emulator` listens by default: the emulator is the default service for local work. */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8788/v8";
 
@@ -37,17 +42,30 @@ export function loadConfig(get: (key: string) => string | undefined, env: NodeJS
   if (version !== "v8" && version !== "v7") {
     throw new ConfigError(`${CONFIG_NAMESPACE}:apiVersion must be "v8" or "v7", got "${version}"`);
   }
-  const waitRaw = nonEmpty(get("waitForCapacitySeconds")) ?? nonEmpty(env[ENV_WAIT_FOR_CAPACITY]) ?? "0";
-  const waitForCapacitySeconds = Number(waitRaw);
-  if (!Number.isFinite(waitForCapacitySeconds) || waitForCapacitySeconds < 0 || waitForCapacitySeconds > MAX_WAIT_FOR_CAPACITY_SECONDS) {
-    throw new ConfigError(
-      `${CONFIG_NAMESPACE}:waitForCapacitySeconds must be a number of seconds from 0 to ${MAX_WAIT_FOR_CAPACITY_SECONDS}, got "${waitRaw}"`,
-    );
-  }
-  return { apiKey, baseUrl, apiVersion: version, waitForCapacitySeconds };
+  const seconds = (key: string, envName: string, fallback: number, min: number, max: number): number => {
+    const raw = nonEmpty(get(key)) ?? nonEmpty(env[envName]);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < min || n > max) {
+      throw new ConfigError(`${CONFIG_NAMESPACE}:${key} must be a number of seconds from ${min} to ${max}, got "${raw}"`);
+    }
+    return n;
+  };
+  return {
+    apiKey,
+    baseUrl,
+    apiVersion: version,
+    waitForCapacitySeconds: seconds("waitForCapacitySeconds", ENV_WAIT_FOR_CAPACITY, 0, 0, MAX_WAIT_FOR_CAPACITY_SECONDS),
+    requestTimeoutSeconds: seconds("requestTimeoutSeconds", ENV_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT_SECONDS, 0.1, 300),
+  };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
   const v = value?.trim();
   return v ? v : undefined;
+}
+
+/** The client for these settings: the one place a provider or data source builds one. */
+export function clientForConfig(cfg: ProviderConfig): RemoteBrowserClient {
+  return new RemoteBrowserClient({ baseUrl: cfg.baseUrl, apiKey: cfg.apiKey, attemptTimeoutMs: cfg.requestTimeoutSeconds * 1000 });
 }

@@ -9,7 +9,7 @@ import {
   isRemoteBrowserError,
 } from "../client";
 import type { CreateRequest, V7CreateRequest } from "../client";
-import { ProviderConfig, loadConfig } from "./config";
+import { ProviderConfig, clientForConfig, loadConfig } from "./config";
 import { warn } from "./diagnostics";
 import {
   API_INPUTS,
@@ -67,7 +67,7 @@ export class SessionProvider {
   private readonly engineAlive: () => boolean;
 
   constructor(deps: Partial<ProviderDeps> = {}) {
-    this.deps = { clientFor: (cfg) => new RemoteBrowserClient({ baseUrl: cfg.baseUrl, apiKey: cfg.apiKey }), ...deps };
+    this.deps = { clientFor: clientForConfig, ...deps };
     this.engineAlive = deps.engineAlive ?? engineWatcher();
   }
 

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import type { ConfigMap, OutputMap } from "@pulumi/pulumi/automation";
-import { Action, loadProgram, runProgram } from "./index";
+import { Action, linkThisPackage, loadProgram, runProgram } from "./index";
 
 const USAGE = `usage: pulumi-remote-browser-run <up|preview|refresh|destroy|rm|outputs> --program <module> --stack <name>
        [--project <name>] [--work-dir <dir>] [--backend <url>] [--config key=value]... [--secret key=value]...
@@ -49,12 +49,15 @@ async function main(argv: string[]): Promise<number> {
       config[pair.slice(0, eq)] = { value: pair.slice(eq + 1), secret };
     }
   }
+  const workDir = path.resolve(values["work-dir"] ?? process.cwd());
+  // The program may require this package by name; make it resolvable before loading the program.
+  linkThisPackage(workDir);
   const result = await runProgram({
     action,
     program: programPath ? loadProgram(programPath) : async () => undefined,
     projectName,
     stackName: values.stack,
-    workDir: path.resolve(values["work-dir"] ?? process.cwd()),
+    workDir,
     backendUrl: values.backend,
     config,
     expectNoChanges: values["expect-no-changes"],

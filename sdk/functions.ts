@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { RemoteBrowserClient, isCreditMeter } from "../client";
 import type { Pool, UsageMeter, V7QuotaAnswer } from "../client";
-import { CONFIG_NAMESPACE, ProviderConfig, loadConfig } from "../provider/config";
+import { CONFIG_NAMESPACE, ProviderConfig, clientForConfig, loadConfig } from "../provider/config";
 
 /** Options of the data-source functions. All optional. */
 export interface FunctionOptions {
@@ -78,7 +78,7 @@ function programConfig(opts?: FunctionOptions): ProviderConfig {
 
 async function withClient<T>(opts: FunctionOptions | undefined, fn: (c: RemoteBrowserClient, cfg: ProviderConfig) => Promise<T>): Promise<T> {
   const cfg = programConfig(opts);
-  const client = new RemoteBrowserClient({ baseUrl: cfg.baseUrl, apiKey: cfg.apiKey });
+  const client = clientForConfig(cfg);
   try {
     return await fn(client, cfg);
   } finally {

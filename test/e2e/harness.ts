@@ -31,7 +31,10 @@ export interface RunOpts {
   expectNoChanges?: boolean;
   /** Defaults to the stack's program. */
   program?: string;
-  apiKey?: string;
+  /** The key to configure; null configures none. Default: the emulator's. */
+  apiKey?: string | null;
+  /** Default: the emulator's v8 base URL. */
+  baseUrl?: string;
   extraArgs?: string[];
 }
 
@@ -80,8 +83,8 @@ export async function withStack(
   const argsFor = (action: string, o: RunOpts, outFile: string) => {
     const args = [runner, action, "--stack", name, "--project", "e2e", "--work-dir", workDir, "--outputs-file", outFile];
     if (action === "up" || action === "preview") args.push("--program", o.program ? path.join(workDir, "programs", o.program) : programPath);
-    args.push("--config", `remote-browser:baseUrl=${emulator.apiBaseUrl}`);
-    args.push("--secret", `remote-browser:apiKey=${o.apiKey ?? emulator.apiKey}`);
+    args.push("--config", `remote-browser:baseUrl=${o.baseUrl ?? emulator.apiBaseUrl}`);
+    if (o.apiKey !== null) args.push("--secret", `remote-browser:apiKey=${o.apiKey ?? emulator.apiKey}`);
     for (const [k, v] of Object.entries(o.config ?? {})) args.push("--config", `${k}=${v}`);
     if (o.expectNoChanges) args.push("--expect-no-changes");
     return [...args, ...(o.extraArgs ?? [])];

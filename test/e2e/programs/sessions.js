@@ -1,30 +1,36 @@
 // BrowserSessions driven by stack config, for the e2e tests.
 const pulumi = require("@pulumi/pulumi");
-const { BrowserSession } = require("pulumi-remote-browser");
+const { BrowserSession, getUsage } = require("pulumi-remote-browser");
 
 module.exports = async () => {
   const config = new pulumi.Config();
   const browsers = (config.get("browsers") ?? "chrome").split(",").filter(Boolean);
+  const count = config.getNumber("count") ?? 1;
   const importId = config.get("importId");
+  // Reads the account's meter the way a per-PR program checks its capacity first.
+  const usage = config.getBoolean("useUsage") ? await getUsage() : undefined;
   const sessions = {};
   for (const browser of browsers) {
-    sessions[browser] = new BrowserSession(
-      `review-${browser}`,
-      {
-        browser,
-        ...(importId
-          ? {}
-          : {
-              url: config.get("url") ?? "https://example.com/",
-              country: config.get("country"),
-              shareLanguage: config.get("shareLanguage"),
-              requireLocation: config.getBoolean("requireLocation"),
-              readyTimeoutSeconds: config.getNumber("readyTimeoutSeconds"),
-              waitForCapacitySeconds: config.getNumber("waitForCapacitySeconds"),
-            }),
-      },
-      importId ? { import: importId } : undefined,
-    );
+    for (let i = 0; i < count; i++) {
+      const key = count > 1 ? `${browser}-${i}` : browser;
+      sessions[key] = new BrowserSession(
+        `review-${key}`,
+        {
+          browser,
+          ...(importId
+            ? {}
+            : {
+                url: config.get("url") ?? "https://example.com/",
+                country: config.get("country"),
+                shareLanguage: config.get("shareLanguage"),
+                requireLocation: config.getBoolean("requireLocation"),
+                readyTimeoutSeconds: config.getNumber("readyTimeoutSeconds"),
+                waitForCapacitySeconds: config.getNumber("waitForCapacitySeconds"),
+              }),
+        },
+        importId ? { import: importId } : undefined,
+      );
+    }
   }
   const pick = (f) => Object.fromEntries(Object.entries(sessions).map(([b, s]) => [b, f(s)]));
   return {
@@ -32,5 +38,6 @@ module.exports = async () => {
     statuses: pick((s) => s.status),
     locationApplied: pick((s) => s.locationApplied),
     shareUrls: pick((s) => s.shareUrl),
+    runningSlots: usage?.runningSessionsRemaining,
   };
 };

@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import type { EmulatorControl, FaultSpec } from "../../emulator";
+import { RunFailed, withStack } from "./harness";
+import type { E2EStack } from "./harness";
+
+/**
+ * The fault campaign under the real engine: every operation the provider uses, with transient faults
+ * that must be ridden out and permanent ones that must end in a message naming the status and cause.
+ * After each scenario the stack is destroyed and the emulator's books must show nothing running and no
+ * session the stack did not record.
+ */
+interface Scenario {
+  name: string;
+  faults?: FaultSpec[];
+  setup?: (control: EmulatorControl) => void;
+  /** When the faults apply: to the first up (default) or to the destroy after a clean up. */
+  during?: "up" | "destroy" | "preview";
+  config?: Record<string, string>;
+  /** Absent: the operation must succeed despite the faults. */
+  fails?: RegExp;
+}
+
+const SLOW = { requestTimeoutSeconds: "1" };
+
+export const SCENARIOS: Scenario[] = [
+  // create
+  { name: "create: two service errors are retried", faults: [{ operation: "create", kind: "error", count: 2 }] },
+  { name: "create: a persistent service error fails with its status", faults: [{ operation: "create", kind: "error", count: 50 }], fails: /create session failed: the service reported a fault on its side \(error\); service message: "injected fault/ },
+  { name: "create: a reset connection is retried", faults: [{ operation: "create", kind: "reset", count: 2 }] },
+  { name: "create: a lost answer is retried under the same key, starting one session", faults: [{ operation: "create", kind: "reset_after", count: 1 }] },
+  { name: "create: rate limiting is waited out", faults: [{ operation: "create", kind: "rate_limited", count: 2 }] },
+  { name: "create: a time-out is retried under the same key, starting one session", faults: [{ operation: "create", kind: "delay", count: 1, delayMs: 2500 }], config: SLOW },
+  { name: "create: a failed security check is final", faults: [{ operation: "create", kind: "insecure", count: 1 }], fails: /security check failed \(insecure, reason suspicious_request\)/ },
+  // status
+  { name: "status: service errors while waiting are retried", faults: [{ operation: "status", kind: "error", count: 3 }] },
+  { name: "status: a persistent error ends the session and says so", faults: [{ operation: "status", kind: "error", count: 200 }], fails: /waiting for session vm-\S+ to run failed: read session status failed: .*\(error\).*the session was ended/s },
+  { name: "status: reset connections are retried", faults: [{ operation: "status", kind: "reset", count: 2 }] },
+  { name: "status: rate limiting is waited out", faults: [{ operation: "status", kind: "rate_limited", count: 2 }] },
+  { name: "status: a slow answer times out and is retried", faults: [{ operation: "status", kind: "delay_before", count: 1, delayMs: 2500 }], config: SLOW },
+  // remove
+  { name: "remove: service errors on destroy are retried", during: "destroy", faults: [{ operation: "remove", kind: "error", count: 2 }] },
+  { name: "remove: reset connections on destroy are retried", during: "destroy", faults: [{ operation: "remove", kind: "reset", count: 2 }] },
+  { name: "remove: a persistent error keeps the session in the stack for the next destroy", during: "destroy", faults: [{ operation: "remove", kind: "error", count: 50 }], fails: /ending session vm-\S+ failed, so it stays in the stack for a later destroy to retry: end session failed: .*\(error\)/ },
+  // image (check)
+  { name: "image: service errors at preview are retried", during: "preview", faults: [{ operation: "image", kind: "error", count: 2 }] },
+  { name: "image: a persistent error fails the preview with its status", during: "preview", faults: [{ operation: "image", kind: "error", count: 50 }], fails: /list images failed: the service reported a fault on its side \(error\)/ },
+  // account (check) and quota (data source)
+  { name: "account: service errors at preview are retried", during: "preview", faults: [{ operation: "account", kind: "error", count: 2 }] },
+  { name: "quota: service errors in getUsage are retried", faults: [{ operation: "quota", kind: "error", count: 2 }], config: { useUsage: "true" } },
+  { name: "quota: a persistent error fails getUsage with its status", faults: [{ operation: "quota", kind: "error", count: 50 }], config: { useUsage: "true" }, fails: /read quota failed: the service reported a fault on its side \(error\)/ },
+  // preparation
+  { name: "preparation: a failed preparation ends the session and says so", setup: (c) => c.preparation({ failNext: 1 }), fails: /session vm-\S+ could not start: its preparation ended in state "error"; the session was ended/ },
+  { name: "preparation: a slow preparation past the deadline ends the session", setup: (c) => c.settings({ prepMs: 4_000, prepJitterMs: 0 }), config: { readyTimeoutSeconds: "1" }, fails: /session vm-\S+ was not running after 1 s \(last state "starting"\).*the session was ended/s },
+];
+
+async function recordedIds(stack: E2EStack): Promise<string[]> {
+  const exported = JSON.parse(await stack.exportState());
+  return (exported.deployment.resources ?? [])
+    .filter((r: { type: string }) => r.type.endsWith(":BrowserSession"))
+    .map((r: { id: string }) => r.id);
+}
+
+describe("fault campaign under the real engine", () => {
+  for (const scenario of SCENARIOS) {
+    it(scenario.name, async () => {
+      await withStack("sessions.js", async (stack) => {
+        const control = stack.emulator.control;
+        const config = scenario.config ?? {};
+        const ran = new Set<string>();
+        const apply = () => {
+          scenario.setup?.(control);
+          for (const f of scenario.faults ?? []) control.fault(f);
+        };
+        const during = scenario.during ?? "up";
+        if (during === "destroy") {
+          const up = await stack.run("up", { config });
+          Object.values(up.outputs.vmIds as Record<string, string>).forEach((id) => ran.add(id));
+        }
+        apply();
+        const action = during === "destroy" ? stack.run("destroy") : stack.run(during, { config });
+        const result = await action.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        if (scenario.fails) {
+          expect(result, "the operation should fail").toBeInstanceOf(RunFailed);
+          const text = (result as RunFailed).stdout + (result as RunFailed).stderr;
+          expect(text).toMatch(scenario.fails);
+          expect(text).not.toContain(stack.emulator.apiKey);
+        } else {
+          expect(result, result instanceof RunFailed ? result.stderr + result.stdout : "").toBeUndefined();
+        }
+        if (during !== "destroy") for (const id of await recordedIds(stack)) ran.add(id);
+        // No duplicates and no leaks: a session that ran is one the stack recorded, or one the provider
+        // already ended because its create failed.
+        for (const s of control.sessions()) {
+          if (s.runningAt === null || ran.has(s.vmId)) continue;
+          expect(s.status, `session ${s.vmId} ran, was never recorded and is still ${s.status}`).toMatch(/stopping|suspended|deleted/);
+        }
+
+        control.clearFaults();
+        control.settings({ prepMs: 300 });
+        if (during === "destroy" && scenario.fails) {
+          // The session stayed in the stack; the next destroy ends it.
+          expect(await recordedIds(stack)).toHaveLength(1);
+        }
+        await stack.run("destroy");
+        const books = control.books();
+        expect(books.neverEnded).toBe(0);
+        if (during === "preview") expect(books.createCalls).toBe(0);
+      });
+    });
+  }
+});
