@@ -19,6 +19,7 @@ async function ctl(method: string, path: string, body?: unknown) {
 
 describe("control surface over HTTP", () => {
   it("lists every session unmasked, with its link id and owner but never the API key", async () => {
+    h.emu.control.preparation({ paused: true });
     const a = await h.create({ url: "https://example.test", country: "fr", callbackUrl: "https://cb.example.test/" });
     const { body } = await ctl("GET", "/sessions");
     expect(body.sessions).toHaveLength(1);

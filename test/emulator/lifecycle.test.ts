@@ -12,14 +12,17 @@ beforeEach(() => h.emu.control.reset());
 
 describe("session lifecycle", () => {
   it("starts in starting and becomes running after preparation", async () => {
+    // Held, so that a loaded machine cannot finish the preparation before the first look.
+    h.emu.control.preparation({ paused: true });
     const a = await h.create();
     expect(await h.status(a.body.vmId)).toBe("starting");
+    h.emu.control.preparation({ paused: false });
     await waitForStatus(h, a.body.vmId, "running");
     expect(h.emu.control.sessions()[0]?.runningAt).not.toBeNull();
   });
 
   it("takes about prepMs to prepare", async () => {
-    h.emu.control.settings({ prepMs: 120 });
+    h.emu.control.settings({ prepMs: 1_000, prepJitterMs: 0 });
     const a = await h.create();
     await sleep(60);
     expect(await h.status(a.body.vmId)).toBe("starting");
