@@ -7,7 +7,7 @@ import { Action, linkThisPackage, loadProgram, runProgram } from "./index";
 
 const USAGE = `usage: pulumi-remote-browser-run <up|preview|refresh|destroy|rm|outputs> --program <module> --stack <name>
        [--project <name>] [--work-dir <dir>] [--backend <url>] [--config key=value]... [--secret key=value]...
-       [--expect-no-changes] [--show-secrets] [--json] [--outputs-file <path>] [--quiet]
+       [--expect-no-changes] [--show-secrets] [--json] [--outputs-file <path>] [--quiet] [--verbose <level>]
 
 Runs a Pulumi program module (its body exported as a function) through the Automation API, so the program
 needs no Node.js language host. Config keys without a namespace belong to the project.`;
@@ -31,6 +31,7 @@ async function main(argv: string[]): Promise<number> {
       json: { type: "boolean" },
       "outputs-file": { type: "string" },
       quiet: { type: "boolean" },
+      verbose: { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -61,7 +62,9 @@ async function main(argv: string[]): Promise<number> {
     backendUrl: values.backend,
     config,
     expectNoChanges: values["expect-no-changes"],
+    verbose: values.verbose ? Number(values.verbose) : undefined,
     onOutput: values.quiet ? undefined : (text) => process.stdout.write(text),
+    onError: (text) => process.stderr.write(text),
   });
   const shown = values["show-secrets"] ? plainOutputs(result.outputs) : result.masked;
   if (values["outputs-file"]) {

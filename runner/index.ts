@@ -9,6 +9,7 @@ import {
   Stack,
 } from "@pulumi/pulumi/automation";
 import { engineEnvironment, findPulumiBin } from "./environment";
+import { lineRedactingSink, redactor } from "./redact";
 
 export { engineEnvironment, findPulumiBin, LOCAL_PASSPHRASE } from "./environment";
 
@@ -34,9 +35,11 @@ export interface RunOptions {
   expectNoChanges?: boolean;
   /** Receives the engine's progress as it streams. */
   onOutput?: (text: string) => void;
+  /** Receives what the engine writes to stderr (its logs, with `verbose`). */
+  onError?: (text: string) => void;
   /** Extra environment for the engine and its plugins. */
   env?: Record<string, string>;
-  /** Preview: the process-wide opt to ask the engine for verbose logs (written to stderr). */
+  /** Asks the engine for logs of this verbosity (1-9), written to its stderr (see onError). */
   verbose?: number;
 }
 
@@ -78,30 +81,72 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
 
   const stack = await Stack.createOrSelect(opts.stackName, workspace);
   if (opts.config && Object.keys(opts.config).length > 0) await stack.setAllConfig(opts.config);
-  const onOutput = opts.onOutput;
+  // Everything the engine prints passes through the redactor: see redact.ts for what Pulumi leaks and when.
+  const redact = redactor([
+    ...Object.values(opts.config ?? {})
+      .filter((c) => c.secret)
+      .map((c) => c.value),
+    ...Object.entries(envVars)
+      .filter(([k]) => /KEY|SECRET|TOKEN|PASSWORD|PASSPHRASE/i.test(k))
+      .map(([, v]) => v),
+    ...(process.env.REMOTE_BROWSER_API_KEY ? [process.env.REMOTE_BROWSER_API_KEY] : []),
+  ]);
+  const out = opts.onOutput ? lineRedactingSink(opts.onOutput, redact) : undefined;
+  const err = opts.onError ? lineRedactingSink(opts.onError, redact) : undefined;
+  const onOutput = out && ((t: string) => out.write(t));
+  const onError = err && ((t: string) => err.write(t));
+  try {
+    return await runAction(opts, stack, { onOutput, onError, pulumiBin, envVars });
+  } catch (e) {
+    throw redactError(e, redact);
+  } finally {
+    out?.flush();
+    err?.flush();
+  }
+}
+
+function redactError(e: unknown, redact: (t: string) => string): unknown {
+  if (!(e instanceof Error)) return e;
+  e.message = redact(e.message);
+  for (const key of ["stdout", "stderr"] as const) {
+    const v = (e as unknown as Record<string, unknown>)[key];
+    if (typeof v === "string") (e as unknown as Record<string, unknown>)[key] = redact(v);
+  }
+  if (e.stack) e.stack = redact(e.stack);
+  return e;
+}
+
+async function runAction(
+  opts: RunOptions,
+  stack: Stack,
+  io: { onOutput?: (t: string) => void; onError?: (t: string) => void; pulumiBin: string; envVars: Record<string, string> },
+): Promise<RunResult> {
+  const { onOutput, onError, pulumiBin, envVars } = io;
   const logging = opts.verbose ? { logVerbosity: opts.verbose, logToStdErr: true } : {};
 
   // The Automation API flags only top-level secrets; the CLI's own masking also covers nested ones.
   const masked = () => maskedOutputs(pulumiBin, opts.stackName, opts.workDir, envVars);
   switch (opts.action) {
     case "up": {
-      const res = await stack.up({ onOutput, expectNoChanges: opts.expectNoChanges, ...logging });
+      const res = await stack.up({ onOutput, onError, expectNoChanges: opts.expectNoChanges, ...logging });
       return { outputs: res.outputs, masked: masked(), changes: countsOf(res.summary.resourceChanges) };
     }
     case "preview": {
-      const res = await stack.preview({ onOutput, expectNoChanges: opts.expectNoChanges, ...logging });
+      const res = await stack.preview({ onOutput, onError, expectNoChanges: opts.expectNoChanges, ...logging });
       return { outputs: {}, masked: {}, changes: countsOf(res.changeSummary) };
     }
     case "refresh": {
-      const res = await stack.refresh({ onOutput, expectNoChanges: opts.expectNoChanges, ...logging });
+      const res = await stack.refresh({ onOutput, onError, expectNoChanges: opts.expectNoChanges, ...logging });
       return { outputs: await stack.outputs(), masked: masked(), changes: countsOf(res.summary.resourceChanges) };
     }
     case "destroy": {
-      const res = await stack.destroy({ onOutput, ...logging });
+      const res = await stack.destroy({ onOutput, onError, ...logging });
       return { outputs: {}, masked: {}, changes: countsOf(res.summary.resourceChanges) };
     }
     case "outputs":
       return { outputs: await stack.outputs(), masked: masked(), changes: {} };
+    default:
+      throw new Error(`unknown action "${opts.action}"`);
   }
 }
 
