@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { childPids, commandOf, until, withStack } from "./harness";
+
+describe("a destroy killed half-way", () => {
+  it("is reconciled by refresh and finished by the next destroy, leaving nothing running", async () => {
+    await withStack("sessions.js", async (stack) => {
+      const control = stack.emulator.control;
+      await stack.run("up", { config: { browsers: "chrome,firefox,edge" } });
+      expect(control.books().running).toBe(3);
+
+      // One quick end and two slow ones, so the destroy is half-way when its engine is killed.
+      control.fault({ operation: "remove", kind: "delay_before", count: 1, delayMs: 200 });
+      control.fault({ operation: "remove", kind: "delay_before", count: 2, delayMs: 8_000 });
+      const run = stack.start("destroy");
+      const engine = await until(
+        () => childPids(run.child.pid!).find((pid) => /(^|\/)pulumi destroy\b/.test(commandOf(pid))),
+        30_000,
+        "the engine process",
+      );
+      await until(() => control.sessions().some((s) => s.status !== "running") || undefined, 60_000, "a first session to end");
+      process.kill(engine, "SIGKILL");
+      await run.done;
+
+      const ended = control.sessions().filter((s) => s.status !== "running").length;
+      expect(ended).toBeGreaterThan(0);
+      await stack.cli(["cancel", "--yes"]);
+
+      // refresh drops the sessions that have ended and keeps the others.
+      const refreshed = await stack.cli(["refresh", "--yes", "--clear-pending-creates"]);
+      expect(refreshed.code, refreshed.stderr + refreshed.stdout).toBe(0);
+      const exported = JSON.parse(await stack.exportState());
+      const recorded = (exported.deployment.resources ?? []).filter((r: { type: string }) => r.type.endsWith(":BrowserSession"));
+      const stillRunning = control.sessions().filter((s) => s.status === "running").map((s) => s.vmId);
+      expect(recorded.map((r: { id: string }) => r.id).sort()).toEqual(stillRunning.sort());
+
+      await stack.run("destroy");
+      expect(control.books().neverEnded).toBe(0);
+      expect(control.books().started).toBe(3);
+    });
+  });
+});
