@@ -72,8 +72,9 @@ export class RemoteBrowserClient {
    * Starts a session. Retried on transient faults only when the request carries an idempotency key,
    * so that a lost answer can never start a second session.
    */
-  createSession(req: CreateRequest, signal?: AbortSignal): Promise<CreateAnswer> {
+  createSession(req: CreateRequest, signal?: AbortSignal, onServerTime?: (ms: number) => void): Promise<CreateAnswer> {
     return this.transport.send({
+      onServerTime,
       operation: "create session",
       method: "POST",
       path: "vm/create",

@@ -37,6 +37,8 @@ export interface Call<T> {
   vmId?: string;
   schema: z.ZodType<T>;
   signal?: AbortSignal;
+  /** Told the service's clock (its `Date` header, ms since the epoch) when an attempt succeeds. */
+  onServerTime?: (ms: number) => void;
 }
 
 /** Emitted once per attempt; never carries the key. */
@@ -164,6 +166,8 @@ export class Transport {
       });
       httpStatus = res.statusCode;
       retryAfterMs = parseRetryAfter(res.headers["retry-after"]);
+      const date = Date.parse(String(res.headers.date ?? ""));
+      if (call.onServerTime && Number.isFinite(date)) call.onServerTime(date);
       text = await res.body.text();
     } catch (err) {
       if (attemptTimeout.aborted && !overall.aborted) {

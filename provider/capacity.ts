@@ -17,6 +17,8 @@ export interface CapacityWaitOptions {
   sleep: (ms: number) => Promise<void>;
   now: () => number;
   random: () => number;
+  /** Told the service's clock when the create is answered. */
+  onServerTime?: (ms: number) => void;
   /** Called once, when the first wait starts. */
   onWaiting?: (quota: QuotaAnswer) => void;
 }
@@ -31,7 +33,7 @@ export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<Cre
   for (;;) {
     let refusal: RemoteBrowserError;
     try {
-      return await opts.client.createSession(opts.request);
+      return await opts.client.createSession(opts.request, undefined, opts.onServerTime);
     } catch (err) {
       if (!isRemoteBrowserError(err) || err.code !== "upgrade" || opts.waitMs <= 0) throw err;
       refusal = err;

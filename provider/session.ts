@@ -53,8 +53,13 @@ export interface ProviderDeps {
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** How far before our own create call a failed session's start must lie for it to be an earlier one. */
-const REPLAY_SKEW_MS = 5_000;
+/**
+ * How far before the service's answer a failed session's start must lie for it to be an earlier one.
+ * The service's clock (its Date header, in whole seconds) is compared with its own timestamps, so client
+ * clock skew plays no part; the margin covers the header's rounding. Misjudging a new failed session as
+ * an earlier one costs one more attempt under the next key, never a session left running.
+ */
+const REPLAY_SKEW_MS = 1_000;
 /** Earlier generations of the same resource that may have used up keys of the chain. */
 const MAX_KEY_STEPS = 32;
 
@@ -140,8 +145,11 @@ export class SessionProvider {
 
     for (let step = 0; step < MAX_KEY_STEPS; step++) {
       const key = successorKey(baseKey, step);
-      const sentAt = now();
+      // The service's clock at its answer, so that telling an earlier session from a new one does not
+      // depend on how well our clock agrees with the service's.
+      let answeredAt = now();
       const answer = await createWhenCapacity({
+        onServerTime: (ms) => (answeredAt = ms),
         client,
         request: { ...request, idempotencyKey: key },
         waitMs: (inputs.waitForCapacitySeconds ?? this.cfg().waitForCapacitySeconds) * 1000,
@@ -183,7 +191,7 @@ export class SessionProvider {
         if (!this.engineAlive()) throw err;
         return this.failAndRemove(inputs, outs, `waiting for session ${vmId} to run failed: ${errorText(err)}`);
       }
-      if (isStaleReplay(outcome, sentAt)) {
+      if (isStaleReplay(outcome, answeredAt)) {
         // The key's first answer was a session of an earlier generation that has ended since.
         if (userKey) {
           throw new Error(
@@ -425,13 +433,13 @@ function fromEntry(entry: SessionEntry): Partial<SessionOutputs> {
 /**
  * Whether the key's answer named a session of an earlier generation rather than a new one. A session
  * that has ended, or that the service no longer knows, cannot be the one just started. One in state
- * `error` may be either; it is an earlier one when it was created well before this create call.
+ * `error` may be either; it is an earlier one when it was created well before the service answered.
  */
-function isStaleReplay(outcome: WaitOutcome, sentAt: number): boolean {
+function isStaleReplay(outcome: WaitOutcome, answeredAt: number): boolean {
   if (outcome.kind === "unknown" || outcome.kind === "ended") return true;
   if (outcome.kind !== "failed") return false;
   const created = Date.parse(outcome.entry.created);
-  return Number.isFinite(created) && created < sentAt - REPLAY_SKEW_MS;
+  return Number.isFinite(created) && created < answeredAt - REPLAY_SKEW_MS;
 }
 
 function describe(outcome: WaitOutcome): string {

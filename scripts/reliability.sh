@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Reproduces docs/reliability.md: the fault campaign, the bad-input table, secrets under verbose logs,
+# crash safety, stacks sharing an account, and a soak of RELIABILITY_SOAK_CYCLES (default 40) up/destroy
+# cycles of RELIABILITY_SOAK_SESSIONS (default 5) sessions under random faults, all under the real engine.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/prepare.sh
+export RELIABILITY_SOAK_CYCLES=${RELIABILITY_SOAK_CYCLES:-40}
+export RELIABILITY_SOAK_SESSIONS=${RELIABILITY_SOAK_SESSIONS:-5}
+mkdir -p .work/reliability
+report=.work/reliability/vitest.json
+npx vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$report" \
+  test/e2e/faults.test.ts test/e2e/bad-input.test.ts test/e2e/secrets.test.ts test/e2e/crash.test.ts \
+  test/e2e/browser-session.test.ts test/e2e/concurrency.test.ts test/e2e/soak.test.ts
+node -e '
+  const r = require(process.argv[1] + "/vitest.json");
+  const soak = require(process.argv[1] + "/soak.json");
+  console.log("\nreliability: %d passed, %d failed", r.numPassedTests, r.numFailedTests);
+  console.log("soak:", JSON.stringify(soak, null, 2));
+' "$PWD/.work/reliability"
