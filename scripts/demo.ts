@@ -6,6 +6,7 @@
  *   npm run demo                      everything, then tear down
  *   npm run demo -- --show-secrets    also print the share links (they are passwords to the sessions)
  *   npm run demo -- --keep            leave the sessions and the emulator up until Ctrl-C, to open the viewer
+ *   npm run demo -- --backend <url>   keep the stack's state there (e.g. postgres://… from scripts/postgres.sh)
  */
 import * as path from "node:path";
 import { parseArgs } from "node:util";
@@ -18,6 +19,7 @@ const { values } = parseArgs({
     keep: { type: "boolean" },
     port: { type: "string" },
     "prep-ms": { type: "string" },
+    backend: { type: "string" },
   },
 });
 
@@ -33,12 +35,14 @@ async function main(): Promise<void> {
   heading("emulator");
   say(`API base URL: ${emulator.apiBaseUrl}`);
   say(`Share base:   ${emulator.shareBase}`);
+  if (values.backend) say(`Backend:      ${values.backend.replace(/\/\/[^@/]*@/, "//…@")}`);
 
   const common = {
     program: require(path.join(root, "dist", "examples", "demo", "index.js")),
     projectName: "remote-browser-demo",
     stackName: "demo",
     workDir: path.join(root, ".work", "demo"),
+    backendUrl: values.backend,
     config: {
       "remote-browser:baseUrl": { value: emulator.apiBaseUrl },
       "remote-browser:apiKey": { value: emulator.apiKey, secret: true },

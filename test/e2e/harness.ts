@@ -66,22 +66,31 @@ let counter = 0;
 export async function withStack(
   program: string,
   fn: (stack: E2EStack) => Promise<void>,
-  opts: { emulator?: EmulatorOptions; destroy?: boolean; sharedEmulator?: Emulator } = {},
+  opts: {
+    emulator?: EmulatorOptions;
+    destroy?: boolean;
+    sharedEmulator?: Emulator;
+    /** Any backend the CLI speaks; default: a file backend of the stack's own. */
+    backendUrl?: string;
+    /** Stack name; default: unique per test. */
+    name?: string;
+  } = {},
 ): Promise<void> {
   const { projectDir, pulumiBin } = inject("e2e");
-  const name = `s${process.pid}-${++counter}`;
+  const name = opts.name ?? `s${process.pid}-${++counter}`;
   const workDir = path.join(projectDir, "stacks", name);
   fs.mkdirSync(path.join(workDir, "programs"), { recursive: true });
   const programPath = path.join(workDir, "programs", program);
   fs.copyFileSync(path.join(__dirname, "programs", program), programPath);
   const stateDir = path.join(workDir, ".pulumi-local");
   const emulator = opts.sharedEmulator ?? (await startEmulator({ prepMs: 300, ...opts.emulator }));
-  const env = { ...process.env, ...engineEnvironment({ pulumiBin, stateDir, workDir }) };
+  const env = { ...process.env, ...engineEnvironment({ pulumiBin, stateDir, workDir, backendUrl: opts.backendUrl }) };
   const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
   const children = new Set<ChildProcess>();
 
   const argsFor = (action: string, o: RunOpts, outFile: string) => {
     const args = [runner, action, "--stack", name, "--project", "e2e", "--work-dir", workDir, "--outputs-file", outFile];
+    if (opts.backendUrl) args.push("--backend", opts.backendUrl);
     if (action === "up" || action === "preview") args.push("--program", o.program ? path.join(workDir, "programs", o.program) : programPath);
     args.push("--config", `remote-browser:baseUrl=${o.baseUrl ?? emulator.apiBaseUrl}`);
     if (o.apiKey !== null) args.push("--secret", `remote-browser:apiKey=${o.apiKey ?? emulator.apiKey}`);

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server on loopback, for a shared Pulumi backend (state of many stacks and machines).
+#
+#   scripts/postgres.sh start    starts one; prints its backend URL on stdout and its folder on stderr
+#   scripts/postgres.sh stop DIR stops it and removes its folder (data, socket, log)
+#
+# Debian's postgresql package is installed when no server is found. The data directory lives in a fresh
+# temporary folder; nothing outside it is touched. As root the server runs as the `postgres` user
+# (PostgreSQL refuses to run as root).
+set -euo pipefail
+log() { printf 'postgres: %s\n' "$*" >&2; }
+
+bindir() {
+  local d
+  for d in /usr/lib/postgresql/*/bin; do [ -x "$d/initdb" ] && { echo "$d"; return; }; done
+  command -v initdb >/dev/null 2>&1 && dirname "$(command -v initdb)"
+}
+
+as_owner() { # run as the server's owner
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+case "${1:-}" in
+start)
+  bin=$(bindir || true)
+  if [ -z "$bin" ]; then
+    [ "$(id -u)" = 0 ] || { log "no PostgreSQL server found; install Debian's postgresql package"; exit 1; }
+    log "installing Debian's postgresql package"
+    apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
+    bin=$(bindir)
+  fi
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/prb-postgres.XXXXXX")
+  chmod 755 "$dir"
+  [ "$(id -u)" = 0 ] && chown postgres: "$dir"
+  port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  as_owner "$bin/initdb" -D "$dir/data" -U pulumi -A trust --no-sync >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >&2
+  as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U pulumi pulumi
+  log "running in $dir"
+  echo "$dir" >&2
+  echo "postgres://pulumi@127.0.0.1:$port/pulumi?sslmode=disable"
+  ;;
+stop)
+  dir=${2:?usage: scripts/postgres.sh stop DIR}
+  case "$dir" in "${TMPDIR:-/tmp}"/prb-postgres.*) ;; *) log "refusing to remove $dir: not a folder this script made"; exit 1;; esac
+  bin=$(bindir)
+  [ -d "$dir/data" ] && as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >&2 || true
+  rm -rf "$dir"
+  ;;
+*)
+  echo "usage: scripts/postgres.sh start | stop DIR" >&2; exit 2;;
+esac
