@@ -45,6 +45,7 @@ export interface UsageMeterFields {
   residentialCycleMbLimit: number | null;
   residentialBytesUsedCycle: number;
 }
+/** One subscription's share of the account's meter. */
 export interface UsagePool extends UsageMeterFields {
   subscriptionId: string;
   planId: string;
@@ -61,6 +62,7 @@ export interface CreditUsage {
   cycleStart: string;
   cycleEnd: string;
 }
+/** Result of getUsage: the account's totals over all its subscriptions, and each subscription's pool. */
 export interface GetUsageResult extends UsageMeterFields {
   hasPlan: boolean;
   /** One per subscription behind the totals (empty with API version 7, which has none). */
@@ -116,12 +118,15 @@ export function getUsage(opts?: FunctionOptions): Promise<GetUsageResult> {
   });
 }
 
+/** {@link getImages} as an Output: takes its options as Inputs. */
 export function getImagesOutput(opts?: pulumi.Input<FunctionOptions>): pulumi.Output<GetImagesResult> {
   return pulumi.output(opts).apply((o) => getImages(o));
 }
+/** {@link getLocations} as an Output: takes its options as Inputs. */
 export function getLocationsOutput(opts?: pulumi.Input<FunctionOptions>): pulumi.Output<GetLocationsResult> {
   return pulumi.output(opts).apply((o) => getLocations(o));
 }
+/** {@link getUsage} as an Output: takes its options as Inputs. */
 export function getUsageOutput(opts?: pulumi.Input<FunctionOptions>): pulumi.Output<GetUsageResult> {
   return pulumi.output(opts).apply((o) => getUsage(o));
 }

@@ -1,3 +1,10 @@
+/**
+ * What a Pulumi program imports: `BrowserSession` and the data sources `getImages`, `getLocations`
+ * and `getUsage`, each with its `...Output` form.
+ *
+ * @packageDocumentation
+ * @module pulumi-remote-browser
+ */
 export { BrowserSession } from "./browserSession";
 export type { BrowserSessionArgs, ShareLanguage } from "./browserSession";
 export { getImages, getImagesOutput, getLocations, getLocationsOutput, getUsage, getUsageOutput } from "./functions";
