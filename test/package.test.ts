@@ -31,7 +31,9 @@ beforeAll(() => {
 
 describe("the packed package", () => {
   it("resolves main, types, every export and the bin to files in the tarball", () => {
-    expect(manifest.main).toBe("dist/sdk/index.js");
+    // `main` is the component package's entry, what Pulumi's run-plugin loads from a package folder;
+    // `require("pulumi-remote-browser")` gets the SDK through `exports`.
+    expect(manifest.main).toBe("dist/index.js");
     expect(manifest.types).toBe("dist/sdk/index.d.ts");
     expect(shipped(manifest.main)).toBe(true);
     expect(shipped(manifest.types)).toBe(true);

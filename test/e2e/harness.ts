@@ -74,6 +74,8 @@ export async function withStack(
     backendUrl?: string;
     /** Stack name; default: unique per test. */
     name?: string;
+    /** Folders put first on PATH for the runner, the engine and its plugins (e.g. a resource plugin's). */
+    pathDirs?: string[];
   } = {},
 ): Promise<void> {
   const { projectDir, pulumiBin } = inject("e2e");
@@ -85,6 +87,7 @@ export async function withStack(
   const stateDir = path.join(workDir, ".pulumi-local");
   const emulator = opts.sharedEmulator ?? (await startEmulator({ prepMs: 300, ...opts.emulator }));
   const env = { ...process.env, ...engineEnvironment({ pulumiBin, stateDir, workDir, backendUrl: opts.backendUrl }) };
+  if (opts.pathDirs?.length) env.PATH = [...opts.pathDirs, env.PATH].join(path.delimiter);
   const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
   const children = new Set<ChildProcess>();
 

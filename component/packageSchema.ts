@@ -1,0 +1,97 @@
+import { ComponentProvider } from "@pulumi/pulumi/provider/experimental";
+import type { ComponentResourceConstructor } from "@pulumi/pulumi/provider/experimental";
+import { ReviewSessions } from "./reviewSessions";
+
+/** The Pulumi package name of the components: resource types are `remote-browser:index:<Component>`. */
+export const PACKAGE_NAME = "remote-browser";
+
+/**
+ * The components the plugin serves, and the outputs of each that are secret. Every one is exported from
+ * the package's entry point (`index.ts`), where the schema analyzer looks for it.
+ */
+export const COMPONENTS: ReadonlyArray<{ component: ComponentResourceConstructor; secretOutputs: readonly string[] }> = [
+  { component: ReviewSessions, secretOutputs: ["shareUrls"] },
+];
+
+/** The parts of a Pulumi package schema this package reads or writes. */
+export interface PropertySpec {
+  type?: string;
+  $ref?: string;
+  items?: PropertySpec;
+  additionalProperties?: PropertySpec;
+  description?: string;
+  plain?: boolean;
+  secret?: boolean;
+}
+
+export interface ResourceSpec {
+  isComponent?: boolean;
+  description?: string;
+  inputProperties: Record<string, PropertySpec>;
+  requiredInputs: string[];
+  properties: Record<string, PropertySpec>;
+  required: string[];
+}
+
+export interface PackageSchema {
+  name: string;
+  version?: string;
+  description?: string;
+  resources: Record<string, ResourceSpec>;
+  types: Record<string, { type: string; enum?: Array<{ name: string; value: string | number; description?: string }> }>;
+  [key: string]: unknown;
+}
+
+/** Where the derived schema is kept, relative to the package root (shipped in the npm package). */
+export const SCHEMA_FILE = "component/schema.json";
+
+export const typeToken = (componentName: string) => `${PACKAGE_NAME}:index:${componentName}`;
+
+/**
+ * The schema analyzer of `@pulumi/pulumi/provider/experimental` knows nothing of secrets: it derives types,
+ * required inputs and descriptions from the TypeScript source. Mark the secret outputs, so that the SDKs
+ * generated from the schema keep them secret too (each component also returns them as secrets).
+ */
+export function markSecretOutputs(schema: PackageSchema): PackageSchema {
+  const marked: PackageSchema = JSON.parse(JSON.stringify(schema));
+  for (const { component, secretOutputs } of COMPONENTS) {
+    const resource = marked.resources[typeToken(component.name)];
+    if (!resource) throw new Error(`the derived schema has no resource ${typeToken(component.name)}`);
+    for (const name of secretOutputs) {
+      const property = resource.properties[name];
+      if (!property) throw new Error(`${component.name} has no output "${name}" to mark secret`);
+      property.secret = true;
+    }
+  }
+  return marked;
+}
+
+/**
+ * What `componentProviderHost` derives for this package from its TypeScript sources (the package root
+ * with its `package.json`, `tsconfig.json` and entry point `index.ts`), with the secret outputs marked.
+ * This needs the sources and TypeScript, and takes seconds: it is run when the schema file is generated
+ * and checked, not by the plugin (see `provider.ts`).
+ */
+export async function deriveSchema(packageRoot: string): Promise<PackageSchema> {
+  const analyzer = new ComponentProvider({
+    name: PACKAGE_NAME,
+    components: COMPONENTS.map((c) => c.component),
+    dirname: packageRoot,
+  });
+  return markSecretOutputs(JSON.parse(await analyzer.getSchema()));
+}
+
+/**
+ * The text of `component/schema.json`: the derived schema without its `version`, which the plugin takes
+ * from the installed package's `package.json` when it serves the schema.
+ */
+export function schemaFileText(schema: PackageSchema): string {
+  const { version: _version, ...rest } = schema;
+  return `${JSON.stringify(rest, null, 2)}\n`;
+}
+
+/** The schema as served by a plugin of `version`. */
+export function withVersion(schema: PackageSchema, version: string): PackageSchema {
+  const { name, version: _version, ...rest } = schema;
+  return { name, version, ...rest };
+}

@@ -1,0 +1,14 @@
+/**
+ * The entry point of the `remote-browser` component package (see `PulumiPlugin.yaml`): the components the
+ * plugin serves. The schema analyzer of `@pulumi/pulumi/provider/experimental` starts from this file to
+ * find them; `component/schema.json` is what it derives.
+ */
+import { serve } from "./component/host";
+
+export { ReviewSessions, ShareLanguage } from "./component/reviewSessions";
+export type { ReviewSessionsArgs } from "./component/reviewSessions";
+
+// Loaded as the plugin program by the Node.js language host (its run-plugin script loads the package
+// folder's entry point): serve the components as `remote-browser`. Left to itself, run-plugin would
+// serve them under a name derived from the npm name, without the secret marks of the schema.
+if (/[\\/]@pulumi[\\/]pulumi[\\/]cmd[\\/]run-plugin[\\/]/.test(require.main?.filename ?? "")) void serve();

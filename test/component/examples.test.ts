@@ -1,0 +1,175 @@
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { PackageSchema, PropertySpec, SCHEMA_FILE } from "../../component/packageSchema";
+
+/**
+ * The YAML and Python examples, checked against the schema the plugin serves: every property they set
+ * exists with a value of its type, every required input is set, and every output they read exists.
+ * (No YAML language host can be had here, so the YAML example is checked only this way; the Python one
+ * also runs under the engine in test/e2e/component.test.ts.)
+ */
+const root = path.resolve(__dirname, "..", "..");
+const TYPE = "remote-browser:index:ReviewSessions";
+// js-yaml comes with @pulumi/pulumi.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const yaml: { load(text: string): unknown } = require("js-yaml");
+
+let schema: PackageSchema;
+beforeAll(() => {
+  schema = JSON.parse(fs.readFileSync(path.join(root, SCHEMA_FILE), "utf8"));
+});
+
+/** What a value written in a program is, as far as its text tells. */
+type Value =
+  | { kind: "string" | "number" | "boolean"; value?: unknown }
+  | { kind: "list"; items: Value[] }
+  | { kind: "enumMember"; enumType: string; member: string }
+  | { kind: "expression" }; // computed when the program runs (config, interpolation): its type is not checked
+
+/** Problems of one property value against its spec ("" when it fits). */
+function mismatch(spec: PropertySpec, v: Value, where: string): string[] {
+  if (v.kind === "expression") return [];
+  if (spec.$ref) {
+    const token = spec.$ref.replace("#/types/", "");
+    const type = schema.types[token];
+    if (!type?.enum) return [`${where}: ${spec.$ref} is not an enum of the schema`];
+    if (v.kind === "enumMember") {
+      return v.enumType === token.split(":")[2] && type.enum.some((e) => e.name.toUpperCase() === v.member)
+        ? []
+        : [`${where}: ${v.enumType}.${v.member} is not a member of ${token}`];
+    }
+    return v.kind === "string" && type.enum.some((e) => e.value === v.value) ? [] : [`${where}: ${JSON.stringify(v)} is not one of ${token}`];
+  }
+  if (spec.type === "array") {
+    if (v.kind !== "list") return [`${where}: expected a list, got ${v.kind}`];
+    return v.items.flatMap((item, i) => mismatch(spec.items!, item, `${where}[${i}]`));
+  }
+  return v.kind === spec.type ? [] : [`${where}: expected ${spec.type}, got ${v.kind}`];
+}
+
+/** The problems of a use of the component: the inputs it sets, and the outputs it reads. */
+function problemsOf(inputs: Record<string, Value>, outputsRead: string[]): string[] {
+  const resource = schema.resources[TYPE];
+  const problems: string[] = [];
+  for (const [name, v] of Object.entries(inputs)) {
+    const spec = resource.inputProperties[name];
+    if (!spec) problems.push(`input ${name} is not in the schema`);
+    else problems.push(...mismatch(spec, v, name));
+  }
+  for (const name of resource.requiredInputs) if (!(name in inputs)) problems.push(`required input ${name} is not set`);
+  for (const name of outputsRead) if (!resource.properties[name]) problems.push(`output ${name} is not in the schema`);
+  return problems;
+}
+
+function yamlValue(v: unknown): Value {
+  if (typeof v === "string") return /\$\{/.test(v) ? { kind: "expression" } : { kind: "string", value: v };
+  if (typeof v === "number" || typeof v === "boolean") return { kind: typeof v as "number" | "boolean", value: v };
+  if (Array.isArray(v)) return { kind: "list", items: v.map(yamlValue) };
+  return { kind: "expression" }; // fn:: calls and the like
+}
+
+const camel = (snake: string) => snake.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+describe("the YAML example (examples/yaml-review)", () => {
+  const dir = path.join(root, "examples", "yaml-review");
+  const project = yaml.load(fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8")) as {
+    runtime: string;
+    config?: Record<string, unknown>;
+    resources: Record<string, { type: string; properties?: Record<string, unknown> }>;
+    outputs?: Record<string, unknown>;
+  };
+
+  it("is a YAML program that uses ReviewSessions with inputs of the schema's names and types", () => {
+    expect(project.runtime).toBe("yaml");
+    const uses = Object.entries(project.resources).filter(([, r]) => [TYPE, "remote-browser:ReviewSessions"].includes(r.type));
+    expect(uses.length).toBeGreaterThan(0);
+    for (const [name, r] of uses) {
+      const inputs = Object.fromEntries(Object.entries(r.properties ?? {}).map(([k, v]) => [k, yamlValue(v)]));
+      // Outputs read anywhere in the program: ${name.output...}
+      const text = JSON.stringify(project);
+      const read = [...text.matchAll(new RegExp(`\\$\\{${name}\\.([A-Za-z0-9_]+)`, "g"))].map((m) => m[1]!);
+      expect(read.length).toBeGreaterThan(0);
+      expect(problemsOf(inputs, read), name).toEqual([]);
+    }
+  });
+
+  it("reads only config it declares", () => {
+    const text = JSON.stringify(project.resources);
+    for (const [, key] of text.matchAll(/\$\{([A-Za-z0-9_]+)\}/g)) expect(Object.keys(project.config ?? {})).toContain(key);
+  });
+
+  it("installs what the sessions' dynamic provider loads from the program's folder", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(["@pulumi/pulumi", "pulumi-remote-browser"]);
+  });
+
+  it("the check itself catches a wrong name, a wrong type and a missing required input", () => {
+    expect(problemsOf({ browsers: { kind: "string", value: "chrome" }, shareLanguage: { kind: "string", value: "xx" } }, ["shareUrl"])).toEqual([
+      "browsers: expected a list, got string",
+      "shareLanguage: {\"kind\":\"string\",\"value\":\"xx\"} is not one of remote-browser:index:ShareLanguage",
+      "required input url is not set",
+      "output shareUrl is not in the schema",
+    ]);
+    expect(problemsOf({ browsers: { kind: "list", items: [{ kind: "string" }] }, url: { kind: "string" }, urls: { kind: "string" } }, [])).toEqual([
+      "input urls is not in the schema",
+    ]);
+  });
+});
+
+/** The example's module parsed by Python itself: the ReviewSessions calls, their keyword arguments, what is read of them. */
+const PARSE = `
+import ast, json, sys
+tree = ast.parse(open(sys.argv[1]).read())
+aliases = {a.asname or a.name: a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+def value(n):
+    if isinstance(n, ast.Constant) and isinstance(n.value, bool): return {"kind": "boolean", "value": n.value}
+    if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)): return {"kind": "number", "value": n.value}
+    if isinstance(n, ast.Constant) and isinstance(n.value, str): return {"kind": "string", "value": n.value}
+    if isinstance(n, (ast.List, ast.Tuple)): return {"kind": "list", "items": [value(e) for e in n.elts]}
+    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Attribute) and isinstance(n.value.value, ast.Name):
+        return {"kind": "enumMember", "module": aliases.get(n.value.value.id), "enumType": n.value.attr, "member": n.attr}
+    return {"kind": "expression"}
+calls, targets = [], {}
+for n in ast.walk(tree):
+    if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call):
+        f = n.value.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.attr == "ReviewSessions":
+            calls.append({"module": aliases.get(f.value.id), "target": n.targets[0].id,
+                          "kwargs": {k.arg: value(k.value) for k in n.value.keywords}})
+reads = [{"of": n.value.id, "attr": n.attr} for n in ast.walk(tree)
+         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)]
+print(json.dumps({"calls": calls, "reads": reads}))
+`;
+
+describe("the Python example (examples/python-review)", () => {
+  const dir = path.join(root, "examples", "python-review");
+
+  it("calls ReviewSessions of pulumi_remote_browser with keyword arguments of the schema's names and types", () => {
+    let parsed: { calls: Array<{ module: string; target: string; kwargs: Record<string, Value & { module?: string }> }>; reads: Array<{ of: string; attr: string }> };
+    try {
+      parsed = JSON.parse(execFileSync("python3", ["-c", PARSE, path.join(dir, "__main__.py")], { encoding: "utf8" }));
+    } catch (e) {
+      throw new Error(`python3 parses the Python example (is python3 installed?): ${(e as Error).message}`);
+    }
+    expect(parsed.calls.length).toBeGreaterThan(0);
+    for (const call of parsed.calls) {
+      // The module `pulumi package add` generates for the package remote-browser.
+      expect(call.module).toBe("pulumi_remote_browser");
+      const inputs = Object.fromEntries(Object.entries(call.kwargs).map(([k, v]) => [camel(k), v]));
+      for (const v of Object.values(call.kwargs)) if (v.kind === "enumMember") expect(v.module).toBe("pulumi_remote_browser");
+      const read = parsed.reads.filter((r) => r.of === call.target).map((r) => camel(r.attr));
+      expect(read.length).toBeGreaterThan(0);
+      expect(problemsOf(inputs, read), call.target).toEqual([]);
+    }
+  });
+
+  it("is a Python project that installs what the sessions' dynamic provider loads", () => {
+    const project = yaml.load(fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8")) as { runtime: { name: string } };
+    expect(project.runtime.name).toBe("python");
+    expect(fs.readFileSync(path.join(dir, "requirements.txt"), "utf8")).toMatch(/^pulumi>=3\./m);
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(["@pulumi/pulumi", "pulumi-remote-browser"]);
+  });
+});

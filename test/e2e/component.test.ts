@@ -1,0 +1,271 @@
+import { execFile, execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { describe, expect, inject, it } from "vitest";
+import { deriveSchema, PackageSchema } from "../../component/packageSchema";
+import { startEmulator } from "../../emulator";
+import { engineEnvironment } from "../../runner/environment";
+import { RunFailed, withStack } from "./harness";
+
+/**
+ * The ReviewSessions component through the real engine, as a program in another language uses it: a remote
+ * component served by the resource plugin `pulumi-resource-remote-browser`, which the engine finds on PATH.
+ * The plugin is the one of the installed tarball (`node_modules/.bin` of the e2e project), so what ships is
+ * what runs.
+ */
+const root = path.resolve(__dirname, "..", "..");
+const TYPE = "remote-browser:index:ReviewSessions";
+
+function pluginDir(): string {
+  const { projectDir } = inject("e2e");
+  const dir = path.join(projectDir, "node_modules", ".bin");
+  const installed = path.join(projectDir, "node_modules", "pulumi-remote-browser");
+  if (!fs.existsSync(path.join(installed, "dist", "component", "host.js"))) {
+    throw new Error(`the installed package has no dist/component: build (npx tsc -p tsconfig.json) before the e2e run`);
+  }
+  return dir;
+}
+
+/** Runs a command; resolves with its stdout, rejects with its stderr and stdout. */
+function run(command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(command, args, { ...opts, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${command} ${args.join(" ")} failed: ${err.message}\n${stderr}\n${stdout.slice(-4000)}`)) : resolve(stdout),
+    ),
+  );
+}
+
+/** Whether `command args` runs. */
+function works(command: string, args: string[]): boolean {
+  try {
+    execFileSync(command, args, { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A schema as the CLI prints it: bound and written again, without the analyzer's own `optional` marks. */
+function comparable(schema: PackageSchema): unknown {
+  const strip = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(strip)
+      : v && typeof v === "object"
+        ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== "optional").map(([k, x]) => [k, strip(x)]))
+        : v;
+  const { name, version, description, resources, types } = schema;
+  return strip({ name, version, description, resources, types });
+}
+
+describe("the remote-browser component plugin under the engine", () => {
+  it("pulumi package get-schema of the installed plugin prints the schema derived from the TypeScript sources", async () => {
+    const { projectDir, pulumiBin } = inject("e2e");
+    const plugin = path.join(pluginDir(), "pulumi-resource-remote-browser");
+    const workDir = fs.mkdtempSync(path.join(projectDir, "get-schema-"));
+    try {
+      const env = { ...process.env, ...engineEnvironment({ pulumiBin, stateDir: workDir, workDir }) };
+      const printed = await new Promise<string>((resolve, reject) =>
+        execFile(pulumiBin, ["package", "get-schema", plugin], { cwd: workDir, env, maxBuffer: 8 << 20 }, (err, stdout, stderr) =>
+          err ? reject(new Error(`get-schema failed: ${stderr}`)) : resolve(stdout),
+        ),
+      );
+      const served = JSON.parse(printed) as PackageSchema;
+      const derived = await deriveSchema(root);
+      expect(comparable(served)).toEqual(comparable(derived));
+      // Not vacuous: the schema has the component, its secret output and its version.
+      expect(served.name).toBe("remote-browser");
+      expect(served.version).toBe(JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version);
+      expect(served.resources[TYPE].properties.shareUrls.secret).toBe(true);
+      expect(served.resources[TYPE].requiredInputs).toEqual(["browsers", "url"]);
+    } finally {
+      fs.rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
+  it("up starts one session per browser, keeps the links secret, previews no change, and destroy ends them", async () => {
+    const dir = pluginDir();
+    await withStack(
+      "component-review.js",
+      async (stack) => {
+        const config = { browsers: "chrome,firefox", shareLanguage: "de", url: "https://pr-7.preview.example.com/" };
+        const up = await stack.run("up", { config });
+        // The engine took the plugin of the installed package from PATH.
+        expect(up.stdout).toContain(`using pulumi-resource-remote-browser from $PATH at ${path.join(dir, "pulumi-resource-remote-browser")}`);
+
+        const sessions = stack.emulator.control.sessions();
+        expect(sessions.map((s) => s.browser).sort()).toEqual(["chrome", "firefox"]);
+        for (const s of sessions) {
+          expect(s.status).toBe("running");
+          expect(s.url).toBe(config.url);
+          expect(s.shareLanguage).toBe("de");
+        }
+        const byBrowser = Object.fromEntries(sessions.map((s) => [s.browser, s]));
+
+        // Outputs as the CLI shows them: the links masked, the rest in the clear.
+        expect(up.outputs.shareUrls).toBe("[secret]");
+        expect(up.outputs.sessionIds).toEqual({ chrome: byBrowser.chrome.vmId, firefox: byBrowser.firefox.vmId });
+        expect(Object.keys(up.outputs.browserNames as object).sort()).toEqual(["chrome", "firefox"]);
+
+        // The links are the sessions' real links (shown only on request).
+        const shown = await stack.run("outputs", { extraArgs: ["--show-secrets"] });
+        expect(shown.outputs.shareUrls).toEqual({
+          chrome: `${stack.emulator.shareBase}/de/s?${byBrowser.chrome.linkId}`,
+          firefox: `${stack.emulator.shareBase}/de/s?${byBrowser.firefox.linkId}`,
+        });
+
+        // The state: the component and its children, the links as ciphertext, no key and no link id.
+        const exported = await stack.exportState();
+        const resources = JSON.parse(exported).deployment.resources as Array<Record<string, any>>;
+        const component = resources.find((r) => r.type === TYPE)!;
+        expect(component, "the component in the state").toBeDefined();
+        expect(component.outputs.shareUrls.ciphertext, "shareUrls is a secret in the state").toEqual(expect.any(String));
+        expect(component.outputs.sessionIds).toEqual({ chrome: byBrowser.chrome.vmId, firefox: byBrowser.firefox.vmId });
+        const children = resources.filter((r) => r.parent === component.urn);
+        expect(children.map((r) => r.type)).toEqual([
+          "pulumi-nodejs:dynamic/remote-browser:BrowserSession",
+          "pulumi-nodejs:dynamic/remote-browser:BrowserSession",
+        ]);
+        expect(children.map((r) => r.urn.split("::").pop()).sort()).toEqual(["review-chrome", "review-firefox"]);
+        for (const child of children) expect(child.outputs.shareUrl.ciphertext).toEqual(expect.any(String));
+        for (const secret of [stack.emulator.apiKey, ...sessions.map((s) => s.linkId)]) {
+          expect(exported.includes(secret), "a secret appears in stack export").toBe(false);
+          expect(stack.stateFilesText().includes(secret), "a secret appears in the state files").toBe(false);
+        }
+
+        const preview = await stack.run("preview", { config, expectNoChanges: true });
+        expect(preview.changes).toEqual({ same: 4 });
+
+        // A bad input fails in the component, through the engine, before any session starts.
+        const failed = await stack.run("up", { config: { ...config, browsers: "chrome,chrome" } }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(failed).toBeInstanceOf(RunFailed);
+        expect((failed as RunFailed).stderr + (failed as RunFailed).stdout).toMatch(/browsers names "chrome" twice/);
+        expect(stack.emulator.control.sessions()).toHaveLength(2);
+
+        const destroy = await stack.run("destroy");
+        expect(destroy.changes).toEqual({ delete: 4 });
+        expect(stack.emulator.control.books().neverEnded).toBe(0);
+        expect(JSON.parse(await stack.exportState()).deployment.resources ?? []).toEqual([]);
+      },
+      { pathDirs: [dir] },
+    );
+  });
+
+  // No Python language host can be had here, so the Automation API of the Python SDK runs the example's
+  // __main__.py as an inline program (it serves the program itself), and the SDK `pulumi package add`
+  // would generate comes from the same Python code generator the language host uses (sdkgen.go), fed with
+  // the schema the installed plugin serves. Needs python3 with venv, Go (as the engine build does) and
+  // PyPI for the `pulumi` Python package.
+  const pythonReady = works("python3", ["-c", "import venv, ensurepip"]) && works("go", ["version"]);
+  it.skipIf(!pythonReady)("the Python example runs: up starts its sessions, preview shows no change, destroy ends them", async () => {
+    const { projectDir, pulumiBin } = inject("e2e");
+    const dir = pluginDir();
+    const programs = path.join(__dirname, "programs", "component-python");
+    const example = path.join(root, "examples", "python-review");
+    const pyVersion = JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-python-"));
+    // The work folder sits in the e2e project, whose node_modules the sessions' dynamic provider loads from.
+    const workDir = fs.mkdtempSync(path.join(projectDir, "stacks-python-"));
+    const emulator = await startEmulator({ prepMs: 300 });
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      ...engineEnvironment({ pulumiBin, stateDir: path.join(workDir, ".pulumi-local"), workDir }),
+    };
+    env.PATH = [dir, env.PATH].join(path.delimiter);
+    // The Automation API wants `<root>/bin/pulumi`.
+    const pulumiRoot = path.join(base, "pulumi");
+    fs.mkdirSync(path.join(pulumiRoot, "bin"), { recursive: true });
+    fs.symlinkSync(pulumiBin, path.join(pulumiRoot, "bin", "pulumi"));
+
+    // The code generator, built once per source and module set (the engine's go.sum pins the modules).
+    const gen = fs.readFileSync(path.join(programs, "sdkgen.go"));
+    const sum = fs.readFileSync(path.join(root, "engine", "go.sum"));
+    const cache = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-remote-browser");
+    const sdkgen = path.join(cache, `sdkgen-${createHash("sha256").update(gen).update(sum).digest("hex").slice(0, 16)}`);
+    if (!fs.existsSync(sdkgen)) {
+      const mod = path.join(base, "sdkgen");
+      fs.mkdirSync(mod);
+      fs.writeFileSync(path.join(mod, "go.mod"), fs.readFileSync(path.join(root, "engine", "go.mod"), "utf8").replace(/^module .*$/m, "module sdkgen"));
+      fs.writeFileSync(path.join(mod, "go.sum"), sum);
+      fs.writeFileSync(path.join(mod, "main.go"), gen);
+      fs.mkdirSync(cache, { recursive: true });
+      const tmp = `${sdkgen}.tmp-${process.pid}`;
+      await run("go", ["build", "-o", tmp, "."], { cwd: mod, env: { ...process.env, GOFLAGS: "-mod=mod" } });
+      fs.renameSync(tmp, sdkgen); // atomic: a parallel run builds its own and renames over the same
+    }
+
+    let up: Record<string, any> | undefined;
+    const act = async (action: string) => {
+      const request = path.join(base, `${action}.json`);
+      const resultFile = path.join(base, `${action}-result.json`);
+      fs.writeFileSync(
+        request,
+        JSON.stringify({
+          example,
+          workDir,
+          action,
+          project: "python-review",
+          stack: "dev",
+          pulumiRoot,
+          env: Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("PULUMI_") || k === "PATH")),
+          config: {
+            "remote-browser:baseUrl": [emulator.apiBaseUrl, false],
+            "remote-browser:apiKey": [emulator.apiKey, true],
+            previewUrl: ["https://pr-9.preview.example.com/", false],
+          },
+          resultFile,
+        }),
+      );
+      const stdout = await run(path.join(base, "venv", "bin", "python"), [path.join(programs, "run.py"), request], { cwd: workDir, env });
+      return { ...JSON.parse(fs.readFileSync(resultFile, "utf8")), stdout };
+    };
+    try {
+      // The SDK from the schema the installed plugin serves, into a virtualenv with the Python SDK.
+      const schemaFile = path.join(base, "schema.json");
+      fs.writeFileSync(schemaFile, await run(pulumiBin, ["package", "get-schema", path.join(dir, "pulumi-resource-remote-browser")], { cwd: workDir, env }));
+      await run(sdkgen, [schemaFile, path.join(base, "sdk")]);
+      await run("python3", ["-m", "venv", path.join(base, "venv")]);
+      const pip = [path.join(base, "venv", "bin", "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"] as const;
+      await run(pip[0], [...pip.slice(1), `pulumi==${pyVersion}`]);
+      await run(pip[0], [...pip.slice(1), path.join(base, "sdk")]); // with its dependencies (parver, semver)
+
+      up = await act("up");
+      expect(up.stdout).toContain(`using pulumi-resource-remote-browser from $PATH at ${path.join(dir, "pulumi-resource-remote-browser")}`);
+      expect(up.changes).toEqual({ create: 4 });
+      const sessions = emulator.control.sessions();
+      expect(sessions.map((s) => s.browser).sort()).toEqual(["chrome", "firefox"]);
+      for (const s of sessions) {
+        expect(s.status).toBe("running");
+        expect(s.url).toBe("https://pr-9.preview.example.com/");
+        expect(s.shareLanguage).toBe("de");
+      }
+      const byBrowser = Object.fromEntries(sessions.map((s) => [s.browser, s]));
+      expect(up.outputs.session_ids).toEqual({ value: { chrome: byBrowser.chrome.vmId, firefox: byBrowser.firefox.vmId }, secret: false });
+      expect(up.outputs.share_urls).toEqual({
+        value: {
+          chrome: `${emulator.shareBase}/de/s?${byBrowser.chrome.linkId}`,
+          firefox: `${emulator.shareBase}/de/s?${byBrowser.firefox.linkId}`,
+        },
+        secret: true,
+      });
+      expect(up.stdout).not.toContain(byBrowser.chrome.linkId);
+      const exported = await run(pulumiBin, ["stack", "export", "--stack", "dev", "--non-interactive"], { cwd: workDir, env });
+      const component = JSON.parse(exported).deployment.resources.find((r: any) => r.type === TYPE);
+      expect(component.outputs.shareUrls.ciphertext).toEqual(expect.any(String));
+      for (const secret of [emulator.apiKey, ...sessions.map((s) => s.linkId)]) expect(exported.includes(secret)).toBe(false);
+
+      expect((await act("preview")).changes).toEqual({ same: 4 });
+      expect((await act("destroy")).changes).toEqual({ delete: 4 });
+      expect(emulator.control.books().neverEnded).toBe(0);
+    } finally {
+      if (emulator.control.books().neverEnded > 0) await act("destroy").catch(() => undefined);
+      await emulator.close();
+      fs.rmSync(workDir, { recursive: true, force: true });
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+});

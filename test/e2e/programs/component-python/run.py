@@ -1,0 +1,49 @@
+"""Runs a Python Pulumi program (an example's __main__.py) as an inline Automation API program, where no
+Python language host is installed: the Automation API serves the program itself.
+
+    python run.py <request.json>
+
+The request names the example folder, the work folder, the backend, the action (up, preview, destroy),
+the engine, the stack config and where to write the result (outputs, secrecy, resource changes)."""
+
+import json
+import os
+import runpy
+import sys
+
+import pulumi.automation as auto
+
+request = json.load(open(sys.argv[1]))
+
+
+def program():
+    runpy.run_path(os.path.join(request["example"], "__main__.py"), run_name="__main__")
+
+
+env = request["env"]
+os.environ.update(env)
+command = auto.PulumiCommand(root=request["pulumiRoot"], skip_version_check=True)
+workspace = auto.LocalWorkspaceOptions(
+    work_dir=request["workDir"],
+    env_vars=env,
+    pulumi_command=command,
+    project_settings=auto.ProjectSettings(name=request["project"], runtime="python"),
+)
+stack = auto.create_or_select_stack(request["stack"], project_name=request["project"], program=program, opts=workspace)
+for key, (value, secret) in request["config"].items():
+    stack.set_config(key, auto.ConfigValue(value, secret=secret))
+
+result = {}
+action = request["action"]
+if action == "up":
+    up = stack.up(on_output=print)
+    result["outputs"] = {k: {"value": v.value, "secret": v.secret} for k, v in up.outputs.items()}
+    result["changes"] = up.summary.resource_changes
+elif action == "preview":
+    result["changes"] = stack.preview(on_output=print, expect_no_changes=True).change_summary
+elif action == "destroy":
+    result["changes"] = stack.destroy(on_output=print).summary.resource_changes
+else:
+    raise SystemExit(f"unknown action {action}")
+with open(request["resultFile"], "w") as f:
+    json.dump(result, f)
