@@ -60,8 +60,12 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
  * an earlier one costs one more attempt under the next key, never a session left running.
  */
 const REPLAY_SKEW_MS = 1_000;
-/** Earlier generations of the same resource that may have used up keys of the chain. */
-const MAX_KEY_STEPS = 32;
+/**
+ * Earlier generations of the same resource that may have used up keys of the chain: a stack destroyed
+ * and brought up again with the same inputs walks one step further each time (a replayed create and a
+ * status read per step, no session started).
+ */
+const MAX_KEY_STEPS = 1_000;
 
 export class SessionProvider {
   private config?: ProviderConfig;
@@ -185,6 +189,8 @@ export class SessionProvider {
           sleep: this.deps.sleep,
           now,
           engineAlive: this.engineAlive,
+          // Past the first key the answer is likely a replay of an ended session: look at once.
+          pollFirst: step > 0,
         });
       } catch (err) {
         // The session exists but its status could not be read: thrown as is, the engine would forget it.
