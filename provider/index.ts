@@ -4,6 +4,7 @@
  * installed code, and nothing of this module -- keys, clients, sockets -- is ever serialised.
  */
 import { CONFIG_NAMESPACE } from "./config";
+import { engineWatcher } from "./liveness";
 import { SessionProvider } from "./session";
 
 export { SessionProvider } from "./session";
@@ -17,6 +18,16 @@ export { generationKey, successorKey } from "./keys";
 
 /** One provider per process: the engine configures a dynamic provider process once. */
 const provider = new SessionProvider();
+
+// An engine killed with SIGKILL leaves its dynamic provider process behind, re-parented and with its
+// pipes closed; seen here spinning on write errors and growing without bound. Nothing can use it any
+// more, and acting on (ending) a session the next update will adopt would do harm: such a process exits.
+if (/[\\/]cmd[\\/]dynamic-provider[\\/]/.test(process.argv[1] ?? "")) {
+  const engineAlive = engineWatcher();
+  setInterval(() => {
+    if (!engineAlive()) process.exit(0);
+  }, 1_000).unref();
+}
 
 export interface ConfigureRequest {
   config: { get(key: string): unknown };
