@@ -1,0 +1,290 @@
+/**
+ * Benchmark 1: time-to-running overhead.
+ *
+ * For each preparation time, every strategy starts the same number of sessions side by side, each
+ * strategy against its own emulator with the same settings and seed (so each sees exactly the same
+ * preparation times, and its status calls are counted on its own). A session is created through the
+ * client and waited for with `waitForRunning`, the loop `create` runs; only the schedule differs.
+ *
+ *   overhead = (time from sending create to noticing running) - (the emulator's runningAt - created)
+ */
+import { RemoteBrowserClient } from "../client";
+import { startEmulator } from "../emulator";
+import type { Emulator } from "../emulator";
+import { DEFAULT_POLL_SCHEDULE, PollSchedule, waitForRunning } from "../provider/wait";
+import { Printer, fixed, mean, median, ms, quantile, table, yesNo } from "./report";
+
+export interface Strategy {
+  name: string;
+  describe: string;
+  schedule: PollSchedule;
+}
+
+export const STRATEGIES: readonly Strategy[] = [
+  { name: "provider", describe: "DEFAULT_POLL_SCHEDULE, what create uses", schedule: { ...DEFAULT_POLL_SCHEDULE } },
+  { name: "fixed 1 s", describe: "polls every 1 s", schedule: { minIntervalMs: 1000, growth: 0, maxIntervalMs: 1000 } },
+  { name: "naive 5 s", describe: "polls every 5 s", schedule: { minIntervalMs: 5000, growth: 0, maxIntervalMs: 5000 } },
+];
+
+export interface OverheadOptions {
+  prepTimesMs: readonly number[];
+  /** Sessions per strategy and preparation time. */
+  samples: number;
+  /** Preparation times spread evenly over prepMs ± this fraction (0 = every session takes exactly prepMs). */
+  spread: number;
+  /** Extra schedule measured alongside, e.g. a proposed new default. */
+  candidate?: PollSchedule;
+  /** Gap between the starts of consecutive samples of one strategy. */
+  staggerMs: number;
+}
+
+export interface SessionSample {
+  vmId: string;
+  truePrepMs: number;
+  observedMs: number;
+  overheadMs: number;
+  /** Noticed running minus the emulator's runningAt (same clock). */
+  noticeDelayMs: number;
+  statusCalls: number;
+  /** From the create answer to noticing running. */
+  waitMs: number;
+}
+
+export interface StrategyPoint {
+  strategy: string;
+  prepMs: number;
+  goalMs: number;
+  samples: SessionSample[];
+  medianOverheadMs: number;
+  p90OverheadMs: number;
+  meanOverheadMs: number;
+  statusCallsPerSession: number;
+  callsPerSecondWaiting: number;
+}
+
+export interface OverheadResult {
+  options: OverheadOptions;
+  strategies: { name: string; describe: string; schedule: PollSchedule }[];
+  points: StrategyPoint[];
+}
+
+/** The issue's goal for the median overhead at one preparation time. */
+export const overheadGoalMs = (prepMs: number) => Math.max(250, 0.1 * prepMs);
+export const CALLS_PER_SECOND_GOAL = 1.5;
+
+interface Running {
+  tSent: number;
+  tAnswered: number;
+  tNoticed: number;
+  vmId: string;
+}
+
+interface Created {
+  tSent: number;
+  tAnswered: number;
+  vmId: string;
+}
+
+/** What the provider's create does first: one create call under an idempotency key. */
+async function create(client: RemoteBrowserClient, key: string): Promise<Created> {
+  const tSent = Date.now();
+  const answer = await client.createSession({ browser: "chrome", idempotencyKey: key });
+  return { tSent, tAnswered: Date.now(), vmId: answer.vmId };
+}
+
+/** ...then the wait loop, with the strategy's schedule. */
+async function waitFor(client: RemoteBrowserClient, schedule: PollSchedule, c: Created): Promise<Running> {
+  const outcome = await waitForRunning({ client, vmId: c.vmId, timeoutMs: 600_000, schedule });
+  const tNoticed = Date.now();
+  if (outcome.kind !== "running") throw new Error(`session ${c.vmId} did not run: ${outcome.kind}`);
+  return { ...c, tNoticed };
+}
+
+function samplesOf(emulator: Emulator, runs: Running[]): SessionSample[] {
+  const truth = new Map(emulator.control.sessions().map((s) => [s.vmId, s]));
+  const calls = new Map<string, number>();
+  for (const r of emulator.control.requests()) {
+    if (r.operation === "status" && r.vmId) calls.set(r.vmId, (calls.get(r.vmId) ?? 0) + 1);
+  }
+  return runs.map((run) => {
+    const s = truth.get(run.vmId);
+    if (!s || !s.runningAt) throw new Error(`the emulator has no running time for ${run.vmId}`);
+    const created = Date.parse(s.created);
+    const runningAt = Date.parse(s.runningAt);
+    const truePrepMs = runningAt - created;
+    const observedMs = run.tNoticed - run.tSent;
+    return {
+      vmId: run.vmId,
+      truePrepMs,
+      observedMs,
+      overheadMs: observedMs - truePrepMs,
+      noticeDelayMs: run.tNoticed - runningAt,
+      statusCalls: calls.get(run.vmId) ?? 0,
+      waitMs: run.tNoticed - run.tAnswered,
+    };
+  });
+}
+
+function summarise(strategy: string, prepMs: number, samples: SessionSample[]): StrategyPoint {
+  const overheads = samples.map((s) => s.overheadMs);
+  const calls = samples.reduce((a, s) => a + s.statusCalls, 0);
+  const waited = samples.reduce((a, s) => a + s.waitMs, 0) / 1000;
+  return {
+    strategy,
+    prepMs,
+    goalMs: overheadGoalMs(prepMs),
+    samples,
+    medianOverheadMs: median(overheads),
+    p90OverheadMs: quantile(overheads, 0.9),
+    meanOverheadMs: mean(overheads),
+    statusCallsPerSession: calls / samples.length,
+    callsPerSecondWaiting: calls / waited,
+  };
+}
+
+/**
+ * The preparation times of the samples: evenly spaced over prepMs ± spread (the middle of each of
+ * `samples` equal strata), so every run and every strategy sees the same times and the median does not
+ * hang on the luck of a random draw. With spread 0 every session takes exactly prepMs.
+ */
+export function samplePrepTimes(prepMs: number, samples: number, spread: number): number[] {
+  return Array.from({ length: samples }, (_, i) => Math.round(prepMs * (1 - spread + (2 * spread * (i + 0.5)) / samples)));
+}
+
+async function measurePrepTime(prepMs: number, strategies: readonly Strategy[], o: OverheadOptions): Promise<StrategyPoint[]> {
+  const times = samplePrepTimes(prepMs, o.samples, o.spread);
+  const lanes = await Promise.all(
+    strategies.map(async (s) => {
+      const emulator = await startEmulator({ prepMs, prepJitterMs: 0, runningLimit: 10_000, seed: 1 });
+      const client = new RemoteBrowserClient({ baseUrl: emulator.apiBaseUrl, apiKey: emulator.apiKey });
+      return { strategy: s, emulator, client };
+    }),
+  );
+  try {
+    const results = await Promise.all(
+      lanes.map(async ({ strategy, emulator, client }) => {
+        const waits: Promise<Running>[] = [];
+        const t0 = Date.now();
+        for (let i = 0; i < times.length; i++) {
+          const startAt = t0 + i * o.staggerMs;
+          if (Date.now() < startAt) await new Promise((r) => setTimeout(r, startAt - Date.now()));
+          // The emulator reads its preparation time when a session is created, and this lane's creates
+          // are one at a time, so this session prepares for exactly times[i].
+          emulator.control.settings({ prepMs: times[i], prepJitterMs: 0 });
+          const created = await create(client, `bench-${prepMs}-${i}`);
+          waits.push(waitFor(client, strategy.schedule, created));
+        }
+        return Promise.all(waits);
+      }),
+    );
+    return lanes.map((lane, i) => summarise(lane.strategy.name, prepMs, samplesOf(lane.emulator, results[i])));
+  } finally {
+    for (const lane of lanes) {
+      for (const s of lane.emulator.control.sessions()) await lane.client.removeSession(s.vmId).catch(() => undefined);
+      await lane.client.close();
+      await lane.emulator.close();
+    }
+  }
+}
+
+export async function runOverhead(o: OverheadOptions): Promise<OverheadResult> {
+  const strategies = [...STRATEGIES];
+  if (o.candidate) strategies.push({ name: "candidate", describe: "the --candidate schedule", schedule: o.candidate });
+
+  // Untimed warm-up: the first requests of a process pay for compiling the client, the schemas and the
+  // emulator; that belongs to no preparation time.
+  await measurePrepTime(100, [STRATEGIES[0]], { ...o, samples: 5, spread: 0 });
+
+  const points: StrategyPoint[] = [];
+  for (const prepMs of o.prepTimesMs) {
+    const started = Date.now();
+    const measured = await measurePrepTime(prepMs, strategies, o);
+    points.push(...measured);
+    process.stderr.write(`bench: overhead at ${prepMs / 1000} s preparation measured in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  }
+  return {
+    options: o,
+    strategies: strategies.map((s) => ({ name: s.name, describe: s.describe, schedule: s.schedule })),
+    points,
+  };
+}
+
+/** Prints the overhead tables of a run (a fresh one, or one read back from results.json). */
+export function printOverhead(r: OverheadResult, out: Printer): void {
+  const o = r.options;
+  out.heading("1. Time-to-running overhead");
+  out.say(
+    `${o.samples} sessions per strategy and preparation time, started ${o.staggerMs} ms apart; all strategies side by side, ` +
+      `each against its own emulator. Preparation times spread evenly over ±${Math.round(o.spread * 100)} % of the nominal one, ` +
+      "the same for every strategy.",
+  );
+  for (const s of r.strategies) {
+    const { minIntervalMs: a, growth: g, maxIntervalMs: b } = s.schedule;
+    out.say(`  ${s.name.padEnd(10)} ${s.describe}: {minIntervalMs: ${a}, growth: ${g}, maxIntervalMs: ${b}}`);
+  }
+  out.say("overhead = provider-observed create time - the emulator's true preparation time (runningAt - created)");
+  out.say();
+  const points = r.points;
+
+  const rows = points.map((p) => [
+    `${p.prepMs / 1000}`,
+    p.strategy,
+    ms(p.medianOverheadMs),
+    ms(p.p90OverheadMs),
+    ms(p.meanOverheadMs),
+    `${(p.medianOverheadMs / p.prepMs * 100).toFixed(1)}`,
+    fixed(p.statusCallsPerSession, 1),
+    fixed(p.callsPerSecondWaiting, 2),
+    ms(p.goalMs),
+    yesNo(p.medianOverheadMs <= p.goalMs),
+  ]);
+  out.say(
+    table(
+      [
+        { title: "prep s" },
+        { title: "strategy", align: "left" },
+        { title: "median ms" },
+        { title: "p90 ms" },
+        { title: "mean ms" },
+        { title: "median % of prep" },
+        { title: "status calls/session" },
+        { title: "calls/s waiting" },
+        { title: "goal ms" },
+        { title: "median goal", align: "left" },
+      ],
+      rows,
+    ),
+  );
+
+  out.say();
+  out.say(`Status calls per second of waiting, all preparation times together (goal ≤ ${CALLS_PER_SECOND_GOAL} on average):`);
+  out.say();
+  const overall = r.strategies.map((s) => {
+    const mine = points.filter((p) => p.strategy === s.name);
+    const all = mine.flatMap((p) => p.samples);
+    const calls = all.reduce((a, x) => a + x.statusCalls, 0);
+    const waited = all.reduce((a, x) => a + x.waitMs, 0) / 1000;
+    const overheadGoals = mine.filter((p) => p.medianOverheadMs <= p.goalMs).length;
+    return [
+      s.name,
+      `${calls}`,
+      fixed(waited, 1),
+      fixed(calls / waited, 2),
+      yesNo(calls / waited <= CALLS_PER_SECOND_GOAL),
+      `${overheadGoals} of ${mine.length}`,
+    ];
+  });
+  out.say(
+    table(
+      [
+        { title: "strategy", align: "left" },
+        { title: "status calls" },
+        { title: "s waited" },
+        { title: "calls/s" },
+        { title: "calls goal", align: "left" },
+        { title: "overhead goals met" },
+      ],
+      overall,
+    ),
+  );
+}

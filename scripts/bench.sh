@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# `npm run bench`: installs what is missing, builds, provides the engine, then runs the benchmarks
+# (see bench/run.ts; docs/performance.md has the results and what they mean).
+#   npm run bench -- --quick | --only overhead|scale|memory | --candidate min,growth,max | --help
+#   npm run bench -- wave [--stacks 12] [--limit 4]   many pull-request stacks at once (bench/wave.ts)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/prepare.sh
+# The chart needs matplotlib; install it only when it is missing.
+if ! python3 -c "import matplotlib" >/dev/null 2>&1; then
+  echo "bench: installing matplotlib for the chart (pip install --quiet matplotlib)" >&2
+  python3 -m pip install --quiet matplotlib >&2 || echo "bench: matplotlib could not be installed; the chart will be skipped" >&2
+fi
+if [ "${1:-}" = wave ]; then
+  shift
+  node dist/bench/wave.js "$@"
+else
+  node dist/bench/run.js "$@"
+fi
