@@ -74,6 +74,7 @@ async function main(): Promise<void> {
     const live = emulator.control.sessions().filter((s) => s.status === "starting" || s.status === "running").length;
     peak = Math.max(peak, live);
   }, 50);
+  process.stdout.write(`load average at the start: ${require("node:os").loadavg().map((l: number) => l.toFixed(2)).join(" ")}\n`);
   try {
     const soloStart = Date.now();
     const solo = await pullRequest(emulator, backend, work, "solo", holdMs);
@@ -113,7 +114,10 @@ async function main(): Promise<void> {
         ],
       ) + "\n\n",
     );
-    process.stdout.write("Capacity wait per stack (time its create waited for a free slot):\n\n");
+    process.stdout.write(
+      "Wait per stack: from its `up` starting to the service accepting its create, less the same for the stack alone\n" +
+        "(mostly waiting for a free slot; on a loaded machine it also holds the slower start of 12 engines):\n\n",
+    );
     process.stdout.write(
       table(
         [{ title: "min s" }, { title: "p25 s" }, { title: "median s" }, { title: "p75 s" }, { title: "p90 s" }, { title: "max s" }, { title: "stacks that waited" }],
