@@ -1,5 +1,5 @@
-# Sourced by the demo and test scripts: npm packages, the build, and the Pulumi CLI, each only when missing
-# or stale, so a fresh clone needs nothing else.
+# Sourced by the demo and test scripts: npm packages, the build, the Pulumi CLI and the YAML language host,
+# each only when missing or stale, so a fresh clone needs nothing else.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "prepare: installing npm packages (npm ci)" >&2
   npm ci --no-audit --no-fund >&2
@@ -8,3 +8,9 @@ echo "prepare: building" >&2
 npx tsc -p tsconfig.json
 PULUMI_REMOTE_BROWSER_PULUMI=$(bash scripts/engine.sh)
 export PULUMI_REMOTE_BROWSER_PULUMI
+# The YAML language host only where it is run (the tests ask with PREPARE_LANGUAGE_YAML=1): the demo and the
+# benchmarks do not need its first build.
+if [ -n "${PREPARE_LANGUAGE_YAML:-}" ]; then
+  PULUMI_REMOTE_BROWSER_LANGUAGE_YAML=$(bash scripts/language-yaml.sh)
+  export PULUMI_REMOTE_BROWSER_LANGUAGE_YAML
+fi

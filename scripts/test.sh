@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The README's second command: installs what is missing, then runs every test -- unit, emulator, client,
-# provider, SDK and the e2e tests under the real Pulumi engine -- and ends with one summary line.
+# provider, SDK and the e2e tests under the real Pulumi engine (and the YAML example under the real YAML
+# language host) -- and ends with one summary line.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-source scripts/prepare.sh
+PREPARE_LANGUAGE_YAML=1 source scripts/prepare.sh
 mkdir -p .work
 report=.work/vitest-report.json
 rm -f "$report"

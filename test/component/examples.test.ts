@@ -7,8 +7,8 @@ import { PackageSchema, PropertySpec, SCHEMA_FILE } from "../../component/packag
 /**
  * The YAML and Python examples, checked against the schema the plugin serves: every property they set
  * exists with a value of its type, every required input is set, and every output they read exists.
- * (No YAML language host can be had here, so the YAML example is checked only this way; the Python one
- * also runs under the engine in test/e2e/component.test.ts.)
+ * Both also run under the engine: the YAML one with the plain CLI and the YAML language host in
+ * test/e2e/yaml-cli.test.ts, the Python one in test/e2e/component.test.ts.
  */
 const root = path.resolve(__dirname, "..", "..");
 const TYPE = "remote-browser:index:ReviewSessions";
@@ -98,6 +98,15 @@ describe("the YAML example (examples/yaml-review)", () => {
   it("reads only config it declares", () => {
     const text = JSON.stringify(project.resources);
     for (const [, key] of text.matchAll(/\$\{([A-Za-z0-9_]+)\}/g)) expect(Object.keys(project.config ?? {})).toContain(key);
+  });
+
+  it("declares its config only with keys the YAML language host reads (no warning at every run)", () => {
+    // pulumi-yaml 1.32.0's config declaration (ast.ConfigParamDecl) has these fields and warns about any other,
+    // such as the `description` the CLI's own project schema allows.
+    const known = ["type", "default", "secret", "items", "value"];
+    for (const [key, decl] of Object.entries(project.config ?? {})) {
+      expect(Object.keys(decl as object).filter((k) => !known.includes(k)), `config.${key}`).toEqual([]);
+    }
   });
 
   it("installs what the sessions' dynamic provider loads from the program's folder", () => {

@@ -44,7 +44,7 @@ export default function setup(project: TestProject): () => void {
     stdio: ["ignore", "inherit", "inherit"],
   });
 
-  project.provide("e2e", { projectDir, pulumiBin });
+  project.provide("e2e", { projectDir, pulumiBin, tarball: path.join(base, tarball) });
   return () => {
     if (!process.env.PRB_KEEP_E2E) fs.rmSync(base, { recursive: true, force: true });
   };
@@ -52,6 +52,7 @@ export default function setup(project: TestProject): () => void {
 
 declare module "vitest" {
   export interface ProvidedContext {
-    e2e: { projectDir: string; pulumiBin: string };
+    /** `tarball`: the `npm pack` of the repository, for tests that install it into a folder of their own. */
+    e2e: { projectDir: string; pulumiBin: string; tarball: string };
   }
 }

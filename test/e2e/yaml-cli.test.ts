@@ -1,0 +1,162 @@
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { Emulator, startEmulator } from "../../emulator";
+import { engineEnvironment } from "../../runner/environment";
+
+/**
+ * examples/yaml-review as a user runs it: a copy of the example folder with the packed package installed
+ * by npm, the plain `pulumi` CLI, the real YAML language host (`pulumi-language-yaml`), and the component
+ * plugin from the installed package's `node_modules/.bin` — no runner and no Automation API. The sequence
+ * is Pulumi's own ProgramTest: up, preview and refresh without changes, destroy; the emulator's books say
+ * what really ran.
+ */
+const root = path.resolve(__dirname, "..", "..");
+const example = path.join(root, "examples", "yaml-review");
+const TYPE = "remote-browser:index:ReviewSessions";
+const PREVIEW_URL = "https://pr-11.preview.example.com/";
+
+let languageHost: string;
+beforeAll(() => {
+  // Provided by scripts/prepare.sh under `npm test`; built here (once, then cached) when this file runs alone.
+  languageHost =
+    process.env.PULUMI_REMOTE_BROWSER_LANGUAGE_YAML ||
+    execFileSync("bash", [path.join(root, "scripts", "language-yaml.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+  if (!fs.existsSync(languageHost)) throw new Error(`the YAML language host ${languageHost} does not exist: run bash scripts/language-yaml.sh`);
+});
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Lines in which the engine or the language host reports a warning or an error, except the engine's
+ * notices naming the plugins it took from PATH: it prints one for every plugin found on PATH rather than
+ * beside the `pulumi` binary or in its plugin cache (sdk/go/common/workspace/plugins.go), and PATH is
+ * how the example's README provides the plugin. `expected` are those notices, exactly.
+ */
+function complaints(r: Result, expected: string[]): string[] {
+  return `${r.stdout}\n${r.stderr}`
+    .split("\n")
+    .filter((line) => /\b(warning|error)\b/i.test(line))
+    .filter((line) => !expected.some((notice) => line.trimEnd().endsWith(`warning: ${notice}`)));
+}
+
+describe("examples/yaml-review with the plain pulumi CLI and pulumi-language-yaml", () => {
+  it("up starts one session per browser, preview and refresh find no change, destroy ends them, and nothing complains", async () => {
+    const { pulumiBin, tarball } = inject("e2e");
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-yaml-"));
+    const dir = path.join(base, "yaml-review");
+    fs.cpSync(example, dir, { recursive: true });
+    // What the example's README asks for: its packages installed in its folder (here, from the packed tarball).
+    const pulumiVersion = JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
+    execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, `@pulumi/pulumi@${pulumiVersion}`], {
+      cwd: dir,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    const binDir = path.join(dir, "node_modules", ".bin");
+    const plugin = path.join(binDir, "pulumi-resource-remote-browser");
+    expect(fs.existsSync(plugin), "the package installs its plugin").toBe(true);
+    // The engine looks the host up by its name: give it that name whatever the file is called.
+    const hostDir = path.join(base, "language-host");
+    fs.mkdirSync(hostDir);
+    const host = path.join(hostDir, "pulumi-language-yaml");
+    fs.symlinkSync(languageHost, host);
+    const notices = [`using pulumi-language-yaml from $PATH at ${host}`, `using pulumi-resource-remote-browser from $PATH at ${plugin}`];
+
+    const emulator: Emulator = await startEmulator({ prepMs: 300 });
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...engineEnvironment({ pulumiBin, stateDir: path.join(base, "state"), workDir: dir, passphrase: randomBytes(16).toString("hex") }),
+    };
+    env.PATH = [binDir, hostDir, env.PATH].join(path.delimiter);
+
+    const pulumi = (args: string[], stdin = "") =>
+      new Promise<Result>((resolve) => {
+        const child = spawn(pulumiBin, [...args, "--non-interactive"], { cwd: dir, env });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d) => (stdout += d));
+        child.stderr.on("data", (d) => (stderr += d));
+        child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+        child.stdin.end(stdin);
+      });
+    const ok = async (args: string[], stdin?: string) => {
+      const r = await pulumi(args, stdin);
+      expect(r.code, `pulumi ${args.join(" ")}:\n${r.stderr}\n${r.stdout}`).toBe(0);
+      return r;
+    };
+    /** An operation that must neither fail nor print a warning or an error. */
+    const clean = async (args: string[]) => {
+      const r = await ok(args);
+      expect(complaints(r, notices), `pulumi ${args.join(" ")} complained:\n${r.stdout}\n${r.stderr}`).toEqual([]);
+      return r;
+    };
+
+    try {
+      await ok(["stack", "init", "dev"]);
+      await ok(["config", "set", "remote-browser:baseUrl", emulator.apiBaseUrl]);
+      // The key goes in on standard input, never on a command line.
+      await ok(["config", "set", "--secret", "remote-browser:apiKey"], emulator.apiKey);
+      await ok(["config", "set", "previewUrl", PREVIEW_URL]);
+      const stackConfig = fs.readFileSync(path.join(dir, "Pulumi.dev.yaml"), "utf8");
+      expect(stackConfig).toContain("secure:");
+      expect(stackConfig.includes(emulator.apiKey), "the key is encrypted in the stack's config").toBe(false);
+
+      // The engine runs the program with the pinned host, which reports its version.
+      const about = JSON.parse((await ok(["about", "--json"])).stdout) as { plugins: Array<{ name: string; kind: string; version: string | null }> };
+      expect(about.plugins).toContainEqual({ name: "yaml", kind: "language", version: "1.32.0" });
+
+      const up = await clean(["up", "--yes"]);
+      // The program ran through that host, and the component through the installed package's plugin.
+      for (const notice of notices) expect(`${up.stdout}\n${up.stderr}`).toContain(notice);
+      expect(up.stdout).toMatch(/\+\s+4 created/);
+
+      const sessions = emulator.control.sessions();
+      const outputs = JSON.parse((await ok(["stack", "output", "--json"])).stdout) as Record<string, unknown>;
+      const ids = Object.values(outputs.sessionIds as Record<string, string>);
+      expect(ids.length).toBe(2);
+      expect(emulator.control.books()).toMatchObject({ started: ids.length, running: ids.length });
+      expect(sessions.map((s) => s.vmId).sort()).toEqual([...ids].sort());
+      const byBrowser = Object.fromEntries(sessions.map((s) => [s.browser, s]));
+      expect(outputs.sessionIds).toEqual({ chrome: byBrowser.chrome!.vmId, firefox: byBrowser.firefox!.vmId });
+      for (const s of sessions) {
+        expect(s.status).toBe("running");
+        expect(s.url).toBe(PREVIEW_URL); // the stack's config reached the program
+        expect(s.shareLanguage).toBe("de");
+      }
+      expect(outputs.shareUrls).toBe("[secret]");
+      const shown = JSON.parse((await ok(["stack", "output", "--json", "--show-secrets"])).stdout) as Record<string, unknown>;
+      const links = {
+        chrome: `${emulator.shareBase}/de/s?${byBrowser.chrome!.linkId}`,
+        firefox: `${emulator.shareBase}/de/s?${byBrowser.firefox!.linkId}`,
+      };
+      expect(shown.shareUrls).toEqual(links);
+
+      const exported = (await ok(["stack", "export"])).stdout;
+      const component = (JSON.parse(exported).deployment.resources as Array<Record<string, any>>).find((r) => r.type === TYPE);
+      expect(component, "the component in the state").toBeDefined();
+      expect(component!.outputs.shareUrls.ciphertext, "shareUrls is a secret in the state").toEqual(expect.any(String));
+      for (const secret of [emulator.apiKey, ...sessions.map((s) => s.linkId), ...Object.values(links)]) {
+        expect(exported.includes(secret), "a key, link id or share link appears in stack export").toBe(false);
+      }
+
+      await clean(["preview", "--expect-no-changes"]);
+      await clean(["refresh", "--expect-no-changes", "--yes"]);
+      expect(emulator.control.books()).toMatchObject({ started: 2, running: 2 });
+
+      await clean(["destroy", "--yes"]);
+      expect(emulator.control.books()).toMatchObject({ started: 2, running: 0, neverEnded: 0 });
+      expect(JSON.parse((await ok(["stack", "export"])).stdout).deployment.resources ?? []).toEqual([]);
+    } finally {
+      if (emulator.control.books().neverEnded > 0) await pulumi(["destroy", "--yes"]);
+      await emulator.close();
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
