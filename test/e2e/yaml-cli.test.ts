@@ -41,7 +41,9 @@ interface Result {
  * how the example's README provides the plugin. `expected` are those notices, exactly.
  */
 function complaints(r: Result, expected: string[]): string[] {
+  // The YAML host colours its diagnostics ("\x1b[33mWarning\x1b[0m: Field ...") even without a terminal.
   return `${r.stdout}\n${r.stderr}`
+    .replace(/\x1b\[[0-9;]*m/g, "")
     .split("\n")
     .filter((line) => /\b(warning|error)\b/i.test(line))
     .filter((line) => !expected.some((notice) => line.trimEnd().endsWith(`warning: ${notice}`)));
