@@ -49,35 +49,22 @@ function complaints(r: Result, expected: string[]): string[] {
     .filter((line) => !expected.some((notice) => line.trimEnd().endsWith(`warning: ${notice}`)));
 }
 
+/** Every file under `dir`, concatenated: the backend's state, history and backups, and PULUMI_HOME's logs. */
+function filesText(dir: string): string {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => fs.readFileSync(path.join(e.parentPath, e.name), "latin1"))
+    .join("\n");
+}
+
 describe("examples/yaml-review with the plain pulumi CLI and pulumi-language-yaml", () => {
   it("up starts one session per browser, preview and refresh find no change, destroy ends them, and nothing complains", async () => {
     const { pulumiBin, tarball } = inject("e2e");
     const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-yaml-"));
     const dir = path.join(base, "yaml-review");
-    fs.cpSync(example, dir, { recursive: true });
-    // What the example's README asks for: its packages installed in its folder (here, from the packed tarball).
-    const pulumiVersion = JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
-    execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, `@pulumi/pulumi@${pulumiVersion}`], {
-      cwd: dir,
-      stdio: ["ignore", "ignore", "inherit"],
-    });
-    const binDir = path.join(dir, "node_modules", ".bin");
-    const plugin = path.join(binDir, "pulumi-resource-remote-browser");
-    expect(fs.existsSync(plugin), "the package installs its plugin").toBe(true);
-    // The engine looks the host up by its name: give it that name whatever the file is called.
-    const hostDir = path.join(base, "language-host");
-    fs.mkdirSync(hostDir);
-    const host = path.join(hostDir, "pulumi-language-yaml");
-    fs.symlinkSync(languageHost, host);
-    const notices = [`using pulumi-language-yaml from $PATH at ${host}`, `using pulumi-resource-remote-browser from $PATH at ${plugin}`];
-
     const emulator: Emulator = await startEmulator({ prepMs: 300 });
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      ...engineEnvironment({ pulumiBin, stateDir: path.join(base, "state"), workDir: dir, passphrase: randomBytes(16).toString("hex") }),
-    };
-    env.PATH = [binDir, hostDir, env.PATH].join(path.delimiter);
-
+    let env: NodeJS.ProcessEnv = {};
     const pulumi = (args: string[], stdin = "") =>
       new Promise<Result>((resolve) => {
         const child = spawn(pulumiBin, [...args, "--non-interactive"], { cwd: dir, env });
@@ -93,6 +80,7 @@ describe("examples/yaml-review with the plain pulumi CLI and pulumi-language-yam
       expect(r.code, `pulumi ${args.join(" ")}:\n${r.stderr}\n${r.stdout}`).toBe(0);
       return r;
     };
+    let notices: string[] = [];
     /** An operation that must neither fail nor print a warning or an error. */
     const clean = async (args: string[]) => {
       const r = await ok(args);
@@ -101,6 +89,31 @@ describe("examples/yaml-review with the plain pulumi CLI and pulumi-language-yam
     };
 
     try {
+      // The example as it is in the repository (not a user's installed packages or stack files).
+      fs.cpSync(example, dir, { recursive: true, filter: (src) => !/^(node_modules|Pulumi\..+\.yaml)$/.test(path.basename(src)) });
+      // What the example's README asks for: its packages installed in its folder (here, from the packed tarball).
+      const pulumiVersion = JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
+      execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, `@pulumi/pulumi@${pulumiVersion}`], {
+        cwd: dir,
+        stdio: ["ignore", "ignore", "inherit"],
+      });
+      const binDir = path.join(dir, "node_modules", ".bin");
+      const plugin = path.join(binDir, "pulumi-resource-remote-browser");
+      expect(fs.existsSync(plugin), "the package installs its plugin").toBe(true);
+      // The engine looks the host up by its name: give it that name whatever the file is called.
+      const hostDir = path.join(base, "language-host");
+      fs.mkdirSync(hostDir);
+      const host = path.join(hostDir, "pulumi-language-yaml");
+      fs.symlinkSync(languageHost, host);
+      notices = [`using pulumi-language-yaml from $PATH at ${host}`, `using pulumi-resource-remote-browser from $PATH at ${plugin}`];
+      // An isolated PULUMI_HOME, a file backend and a passphrase of the test's own; on PATH the plugin, the host,
+      // then the engine's folder.
+      env = {
+        ...process.env,
+        ...engineEnvironment({ pulumiBin, stateDir: path.join(base, "state"), workDir: dir, passphrase: randomBytes(16).toString("hex") }),
+      };
+      env.PATH = [binDir, hostDir, env.PATH].join(path.delimiter);
+
       await ok(["stack", "init", "dev"]);
       await ok(["config", "set", "remote-browser:baseUrl", emulator.apiBaseUrl]);
       // The key goes in on standard input, never on a command line.
@@ -146,6 +159,7 @@ describe("examples/yaml-review with the plain pulumi CLI and pulumi-language-yam
       expect(component!.outputs.shareUrls.ciphertext, "shareUrls is a secret in the state").toEqual(expect.any(String));
       for (const secret of [emulator.apiKey, ...sessions.map((s) => s.linkId), ...Object.values(links)]) {
         expect(exported.includes(secret), "a key, link id or share link appears in stack export").toBe(false);
+        expect(filesText(path.join(base, "state")).includes(secret), "a key, link id or share link appears in the state files").toBe(false);
       }
 
       await clean(["preview", "--expect-no-changes"]);
