@@ -23,7 +23,10 @@ describe("the plain pulumi CLI", () => {
           ["remote-browser:baseUrl", stack.emulator.apiBaseUrl, false],
           ["remote-browser:apiKey", stack.emulator.apiKey, true],
         ] as const) {
-          const set = await stack.cli(["config", "set", key, value, ...(secret ? ["--secret"] : [])]);
+          // A secret value goes in on standard input, never on the command line.
+          const set = secret
+            ? await stack.cli(["config", "set", "--secret", key], value)
+            : await stack.cli(["config", "set", key, value]);
           expect(set.code, set.stderr).toBe(0);
         }
         const up = await stack.cli(["up", "--yes"]);
