@@ -72,7 +72,14 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   let envVars: Record<string, string>;
   try {
     envVars = {
-      ...engineEnvironment({ pulumiBin, stateDir, workDir: opts.workDir, backendUrl: opts.backendUrl }),
+      ...engineEnvironment({
+        pulumiBin,
+        stateDir,
+        workDir: opts.workDir,
+        backendUrl: opts.backendUrl,
+        // A passphrase given with the run's own environment counts as well as one in the process's.
+        passphrase: opts.env?.PULUMI_CONFIG_PASSPHRASE || undefined,
+      }),
       ...opts.env,
     };
   } catch (e) {
