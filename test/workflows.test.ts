@@ -141,6 +141,29 @@ describe("the workflows refuse a self-managed backend without a passphrase", () 
   });
 });
 
+describe("secrets reach the steps through their environment only", () => {
+  it("no action input and no script text holds a secret: an action may put its inputs on a command line", () => {
+    let steps = 0;
+    for (const flow of [deployFlow, sweepFlow]) {
+      for (const job of Object.values(flow.jobs)) {
+        for (const s of job.steps) {
+          steps++;
+          // e.g. pulumi/actions' cloud-url runs `pulumi login <url>`, and a backend URL may hold a password.
+          expect(JSON.stringify(s.with ?? {}), s.name ?? s.uses).not.toMatch(/secrets\./);
+          expect(s.run ?? "", s.name).not.toMatch(/\$\{\{\s*secrets\./);
+        }
+      }
+    }
+    expect(steps).toBeGreaterThan(20);
+    // The backend is still given to the Pulumi steps, through PULUMI_BACKEND_URL.
+    for (const [label, job] of jobsWithSecrets) {
+      for (const s of job.steps.filter((x) => x.uses?.startsWith("pulumi/actions") && x.with?.command)) {
+        expect(s.env?.PULUMI_BACKEND_URL, label).toBe("${{ secrets.PULUMI_BACKEND_URL }}");
+      }
+    }
+  });
+});
+
 describe("the deploy job's timeout leaves room for the capacity wait it allows", () => {
   const deploy = deployFlow.jobs.deploy!;
 
