@@ -6,6 +6,7 @@
  *   npm run bench -- wave [--stacks 12] [--limit 4] [--prep-ms 2000] [--hold-ms 2000]
  */
 import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
@@ -16,6 +17,7 @@ import { median, quantile, sec, table } from "./report";
 const root = path.resolve(__dirname, "..", "..");
 const runner = path.join(root, "dist", "runner", "cli.js");
 const program = path.join(root, "dist", "bench", "wave-program.js");
+const passphrase = randomBytes(24).toString("hex");
 
 interface StackRun {
   name: string;
@@ -27,9 +29,9 @@ interface StackRun {
   error?: string;
 }
 
-function run(args: string[], cwd: string): Promise<{ code: number | null; out: string }> {
+function run(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [runner, ...args], { cwd, env: process.env });
+    const child = spawn(process.execPath, [runner, ...args], { cwd, env: { ...process.env, ...env } });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
@@ -42,13 +44,15 @@ async function pullRequest(emulator: Emulator, backend: string, work: string, na
   fs.mkdirSync(workDir, { recursive: true });
   const url = `https://example.com/${name}`;
   const common = ["--stack", name, "--project", "wave", "--work-dir", workDir, "--backend", backend, "--quiet",
-    "--config", `remote-browser:baseUrl=${emulator.apiBaseUrl}`, "--secret", `remote-browser:apiKey=${emulator.apiKey}`];
+    "--config", `remote-browser:baseUrl=${emulator.apiBaseUrl}`, "--secret-env", "remote-browser:apiKey=WAVE_API_KEY"];
+  // Secrets through the environment, never the command line; the backend is shared, so it needs a passphrase.
+  const env = { WAVE_API_KEY: emulator.apiKey, PULUMI_CONFIG_PASSPHRASE: passphrase };
   const upStart = Date.now();
-  const up = await run(["up", "--program", program, ...common, "--config", `url=${url}`, "--config", "waitForCapacitySeconds=900"], workDir);
+  const up = await run(["up", "--program", program, ...common, "--config", `url=${url}`, "--config", "waitForCapacitySeconds=900"], workDir, env);
   const upEnd = Date.now();
   if (up.code === 0) await new Promise((r) => setTimeout(r, holdMs)); // the review
-  await run(["destroy", ...common], workDir);
-  await run(["rm", ...common], workDir);
+  await run(["destroy", ...common], workDir, env);
+  await run(["rm", ...common], workDir, env);
   return { name, upStart, upEnd, end: Date.now(), ok: up.code === 0, url, error: up.code === 0 ? undefined : up.out.slice(-500) };
 }
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import type { EmulatorOptions } from "./index";
 import { startEmulator } from "./index";
+import { isLoopbackHost } from "./origin-guard";
 
 const USAGE = `usage: emulator [--port P] [--api-key KEY] [--running-limit N] [--cycle-limit N|none]
-                [--prep-ms MS] [--prep-jitter-ms MS] [--rate-limit R] [--share-port Q] [--host H] [--seed N]`;
+                [--prep-ms MS] [--prep-jitter-ms MS] [--rate-limit R] [--share-port Q] [--host H] [--seed N]
+                [--allow-remote]   (needed for a non-loopback --host: serves other machines, control surface included)`;
 
 class UsageError extends Error {}
 
@@ -23,6 +25,10 @@ export function parseArgs(argv: readonly string[]): EmulatorOptions | "help" {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--help" || arg === "-h") return "help";
+    if (arg === "--allow-remote") {
+      opts.allowRemote = true;
+      continue;
+    }
     const eq = arg.indexOf("=");
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
     const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
@@ -64,6 +70,12 @@ export function parseArgs(argv: readonly string[]): EmulatorOptions | "help" {
         throw new UsageError(`unknown option ${flag}`);
     }
   }
+  if (opts.host !== undefined && !isLoopbackHost(opts.host) && !opts.allowRemote) {
+    throw new UsageError(
+      `--host ${opts.host}: not a loopback address. The control surface takes no key, so anyone who reaches the ` +
+        `emulator could drive it; add --allow-remote to serve other machines knowingly`,
+    );
+  }
   return opts;
 }
 
@@ -78,6 +90,12 @@ async function main(): Promise<void> {
   if (opts === "help") {
     process.stdout.write(`${USAGE}\n`);
     return;
+  }
+  if (opts.allowRemote) {
+    process.stderr.write(
+      "warning: --allow-remote: the emulator answers requests for any host name, and its control surface " +
+        "(/_emulator, no key) lets anyone who reaches it read every session and share link and change its behaviour\n",
+    );
   }
   const emulator = await startEmulator(opts);
   // Handlers go in before READY is printed: a caller may signal the moment it reads that line.

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { EmulatorControl } from "./control";
 import { EmulatorControlError } from "./control";
-import { parseJsonObject, readBody, sendJson } from "./http";
+import { isJsonContentType, parseJsonObject, readBody, sendJson } from "./http";
 import { openApiDocument } from "./openapi";
 import type { SessionStatus } from "./types";
 
@@ -63,6 +63,12 @@ export async function handleControl(control: EmulatorControl, req: IncomingMessa
   }
   let body: Record<string, unknown> = {};
   if (req.method === "POST") {
+    // A web page can send a "simple" cross-origin POST (text/plain, a form) without asking first; a JSON
+    // one needs a preflight the emulator never grants. So JSON only, also for POSTs without a body.
+    if (!isJsonContentType(req.headers["content-type"])) {
+      sendJson(res, 415, { status: "denied", message: "control requests must be JSON; send Content-Type: application/json" });
+      return;
+    }
     const read = await readBody(req, 1024 * 1024);
     if (read.kind !== "ok") {
       sendJson(res, 413, { status: "denied", message: "control request body too large" });

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import type { EmulatorControl } from "./control";
 import { createControl } from "./control";
+import { admitHost, isLoopbackHost } from "./origin-guard";
 import { createRandom } from "./random";
 import { createApiHandler, createViewerHandler } from "./server";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PREP_MS, DEFAULT_RESIDENTIAL_BYTES_PER_SECOND, DEFAULT_STOP_MS } from "./settings";
@@ -19,8 +20,14 @@ export type { Operation, SessionStatus } from "./types";
 export { openApiDocument } from "./openapi";
 
 export interface EmulatorOptions {
-  /** @default "127.0.0.1" */
+  /** Address to listen on; anything but a loopback address needs `allowRemote`. @default "127.0.0.1" */
   host?: string;
+  /**
+   * Serve other machines: listen on a non-loopback `host` and answer requests for any Host header. Off,
+   * the emulator refuses requests whose Host is not loopback (a web page's requests name its own domain).
+   * Anyone who reaches it then drives the control surface, which takes no key. @default false
+   */
+  allowRemote?: boolean;
   /** API port; 0 picks a free one. @default 0 */
   port?: number;
   /** Port of the share-link viewer, its own origin; 0 picks a free one. @default 0 */
@@ -96,6 +103,14 @@ function guardClientErrors(server: Server): void {
 
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
   const host = opts.host ?? "127.0.0.1";
+  const allowRemote = opts.allowRemote === true;
+  if (!allowRemote && !isLoopbackHost(host)) {
+    throw new Error(
+      `host ${host} is not a loopback address: the emulator's control surface takes no key, so anyone who ` +
+        `reaches it could drive it. Listen on 127.0.0.1 (the default), or pass --allow-remote (allowRemote: true) ` +
+        `to serve other machines knowingly`,
+    );
+  }
   const random = createRandom(opts.seed);
   const prepMs = opts.prepMs ?? DEFAULT_PREP_MS;
   const apiKey = opts.apiKey ?? `rb_test_${random.hex(16)}`;
@@ -119,8 +134,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   );
   const control = createControl(state);
 
-  const api = createServer(createApiHandler(state, control));
-  const viewer = createServer(createViewerHandler(state));
+  const apiHandler = createApiHandler(state, control);
+  const viewerHandler = createViewerHandler(state);
+  const api = createServer((req, res) => {
+    if (admitHost(req, res, allowRemote)) void apiHandler(req, res);
+  });
+  const viewer = createServer((req, res) => {
+    if (admitHost(req, res, allowRemote)) viewerHandler(req, res);
+  });
   guardClientErrors(api);
   guardClientErrors(viewer);
   // Both servers are local helpers: they must never keep a test process alive.

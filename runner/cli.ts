@@ -6,11 +6,19 @@ import type { ConfigMap, OutputMap } from "@pulumi/pulumi/automation";
 import { Action, linkThisPackage, loadProgram, runProgram } from "./index";
 
 const USAGE = `usage: pulumi-remote-browser-run <up|preview|refresh|destroy|rm|outputs> --program <module> --stack <name>
-       [--project <name>] [--work-dir <dir>] [--backend <url>] [--config key=value]... [--secret key=value]...
+       [--project <name>] [--work-dir <dir>] [--backend <url>] [--config key=value]...
+       [--secret-env key=ENV_VAR]... [--secrets-file <file.json>]
        [--expect-no-changes] [--show-secrets] [--json] [--outputs-file <path>] [--quiet] [--verbose <level>]
 
 Runs a Pulumi program module (its body exported as a function) through the Automation API, so the program
-needs no Node.js language host. Config keys without a namespace belong to the project.`;
+needs no Node.js language host. Config keys without a namespace belong to the project.
+
+Secret config never goes on a command line: --secret-env takes the value from the named environment
+variable, --secrets-file from a JSON object {"key": "value", ...} in a file only its owner can read (0600).
+A backend other than the runner's own folder and Pulumi Cloud needs PULUMI_CONFIG_PASSPHRASE (or
+PULUMI_CONFIG_PASSPHRASE_FILE).`;
+
+class UsageError extends Error {}
 
 const ACTIONS: readonly Action[] = ["up", "preview", "refresh", "destroy", "rm", "outputs"];
 
@@ -26,6 +34,8 @@ async function main(argv: string[]): Promise<number> {
       backend: { type: "string" },
       config: { type: "string", multiple: true },
       secret: { type: "string", multiple: true },
+      "secret-env": { type: "string", multiple: true },
+      "secrets-file": { type: "string" },
       "expect-no-changes": { type: "boolean" },
       "show-secrets": { type: "boolean" },
       json: { type: "boolean" },
@@ -42,13 +52,27 @@ async function main(argv: string[]): Promise<number> {
   }
   const programPath = values.program ? path.resolve(values.program) : undefined;
   const projectName = values.project ?? (programPath ? path.basename(path.dirname(programPath)) : "project");
+  if (values.secret?.length) {
+    // The value is in this process's argv already, readable by any local user: refuse rather than use it.
+    throw new UsageError(
+      "--secret key=value puts the secret on the command line, where any local user can read it; " +
+        "use --secret-env key=ENV_VAR (the value in an environment variable) or --secrets-file <file.json> " +
+        '(a 0600 file holding {"key": "value"}) instead',
+    );
+  }
   const config: ConfigMap = {};
-  for (const [list, secret] of [[values.config, false], [values.secret, true]] as const) {
-    for (const pair of list ?? []) {
-      const eq = pair.indexOf("=");
-      if (eq <= 0) throw new Error(`--${secret ? "secret" : "config"} takes key=value, got "${pair}"`);
-      config[pair.slice(0, eq)] = { value: pair.slice(eq + 1), secret };
-    }
+  for (const pair of values.config ?? []) {
+    const [key, value] = splitPair("--config", pair);
+    config[key] = { value, secret: false };
+  }
+  for (const pair of values["secret-env"] ?? []) {
+    const [key, name] = splitPair("--secret-env", pair);
+    const value = process.env[name];
+    if (!value) throw new UsageError(`--secret-env ${key}=${name}: the environment variable ${name} is not set or empty`);
+    config[key] = { value, secret: true };
+  }
+  if (values["secrets-file"]) {
+    for (const [key, value] of Object.entries(readSecretsFile(values["secrets-file"]))) config[key] = { value, secret: true };
   }
   const workDir = path.resolve(values["work-dir"] ?? process.cwd());
   // The program may require this package by name; make it resolvable before loading the program.
@@ -67,11 +91,61 @@ async function main(argv: string[]): Promise<number> {
     onError: (text) => process.stderr.write(text),
   });
   const shown = values["show-secrets"] ? plainOutputs(result.outputs) : result.masked;
-  if (values["outputs-file"]) {
-    fs.writeFileSync(values["outputs-file"], JSON.stringify({ outputs: shown, changes: result.changes }, null, 2));
-  }
+  if (values["outputs-file"]) writePrivate(values["outputs-file"], JSON.stringify({ outputs: shown, changes: result.changes }, null, 2));
   printOutputs(shown, !!values.json);
   return 0;
+}
+
+function splitPair(flag: string, pair: string): [string, string] {
+  const eq = pair.indexOf("=");
+  if (eq <= 0) throw new UsageError(`${flag} takes key=value, got "${pair}"`);
+  return [pair.slice(0, eq), pair.slice(eq + 1)];
+}
+
+/** Secret config from a file: refused when others could read it, since then they could read the secrets. */
+function readSecretsFile(file: string): Record<string, string> {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (e) {
+    throw new UsageError(`--secrets-file ${file}: ${(e as Error).message}`);
+  }
+  if (!stat.isFile()) throw new UsageError(`--secrets-file ${file}: not a file`);
+  if ((stat.mode & 0o077) !== 0) {
+    throw new UsageError(
+      `--secrets-file ${file}: readable by others (mode ${(stat.mode & 0o777).toString(8)}); ` +
+        `make it private first: chmod 600 ${file}`,
+    );
+  }
+  if (typeof process.getuid === "function" && stat.uid !== process.getuid()) {
+    throw new UsageError(`--secrets-file ${file}: owned by another user`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch {
+    throw new UsageError(`--secrets-file ${file}: not valid JSON`);
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new UsageError(`--secrets-file ${file}: must hold a JSON object {"key": "value", ...}`);
+  }
+  for (const [key, value] of Object.entries(parsed)) {
+    if (typeof value !== "string" || value === "") {
+      throw new UsageError(`--secrets-file ${file}: the value of ${key} must be a non-empty string`);
+    }
+  }
+  return parsed as Record<string, string>;
+}
+
+/** Writes a file only its owner can read (also when it existed before with a wider mode). */
+function writePrivate(file: string, text: string): void {
+  const fd = fs.openSync(file, "w", 0o600);
+  try {
+    fs.fchmodSync(fd, 0o600);
+    fs.writeSync(fd, text);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function needsProgram(action: Action): boolean {
@@ -97,6 +171,10 @@ function printOutputs(shown: Record<string, unknown>, json: boolean): void {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      process.exit(2);
+    }
     // The Automation API's errors carry the whole CLI transcript; the engine's own diagnosis is what matters.
     process.stderr.write(`error: ${engineMessage(err)}\n`);
     process.exit(1);

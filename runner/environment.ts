@@ -1,5 +1,6 @@
 import * as path from "node:path";
 import * as fs from "node:fs";
+import { resolvePassphrase } from "./passphrase";
 
 /**
  * Where the engine keeps its state and how it is reached, for one run of the program runner.
@@ -14,16 +15,18 @@ export interface EngineEnvironmentOptions {
   backendUrl?: string;
   /** Folder from which `@pulumi/pulumi` resolves; the dynamic provider plugin ships inside that package. */
   workDir: string;
-  /** Passphrase of the stack's secrets provider. Default: PULUMI_CONFIG_PASSPHRASE, else a fixed local one. */
+  /**
+   * Passphrase of the stack's secrets provider. Default: PULUMI_CONFIG_PASSPHRASE or the file named by
+   * PULUMI_CONFIG_PASSPHRASE_FILE; for the private file backend in `stateDir` only, a random one kept
+   * there. Any other backend without one is refused (see passphrase.ts).
+   */
   passphrase?: string;
 }
-
-/** The passphrase used when none is given: local stacks only, never a shared backend's secrets. */
-export const LOCAL_PASSPHRASE = "pulumi-remote-browser-local";
 
 export function resolveBackendUrl(opts: Pick<EngineEnvironmentOptions, "stateDir" | "backendUrl">): string {
   if (opts.backendUrl) return opts.backendUrl;
   const dir = path.join(opts.stateDir, "backend");
+  fs.mkdirSync(opts.stateDir, { recursive: true, mode: 0o700 });
   fs.mkdirSync(dir, { recursive: true });
   return `file://${dir}`;
 }
@@ -36,6 +39,8 @@ export function dynamicProviderPluginDir(workDir: string): string {
 
 /** Variables for every engine command: offline, isolated, no update checks, no plugin downloads. */
 export function engineEnvironment(opts: EngineEnvironmentOptions): Record<string, string> {
+  fs.mkdirSync(opts.stateDir, { recursive: true, mode: 0o700 });
+  const passphrase = resolvePassphrase(opts);
   const home = path.join(opts.stateDir, "home");
   fs.mkdirSync(home, { recursive: true });
   // A full Pulumi install ships the dynamic provider plugin next to `pulumi`; otherwise use the one
@@ -49,7 +54,8 @@ export function engineEnvironment(opts: EngineEnvironmentOptions): Record<string
   return {
     PULUMI_HOME: home,
     PULUMI_BACKEND_URL: resolveBackendUrl(opts),
-    PULUMI_CONFIG_PASSPHRASE: opts.passphrase ?? process.env.PULUMI_CONFIG_PASSPHRASE ?? LOCAL_PASSPHRASE,
+    // Always set when known, also over an empty one in the environment (which the CLI would take as is).
+    ...(passphrase !== undefined ? { PULUMI_CONFIG_PASSPHRASE: passphrase } : {}),
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",

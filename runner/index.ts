@@ -8,10 +8,12 @@ import {
   PulumiFn,
   Stack,
 } from "@pulumi/pulumi/automation";
+import { setStackConfig } from "./config";
 import { engineEnvironment, findPulumiBin } from "./environment";
-import { lineRedactingSink, redactor } from "./redact";
+import { credentialsOf, lineRedactingSink, redactError, redactor } from "./redact";
 
-export { engineEnvironment, findPulumiBin, LOCAL_PASSPHRASE } from "./environment";
+export { engineEnvironment, findPulumiBin } from "./environment";
+export { PassphraseMissingError, isServiceBackend, resolvePassphrase } from "./passphrase";
 
 export type Action = "up" | "preview" | "refresh" | "destroy" | "rm" | "outputs";
 
@@ -25,11 +27,18 @@ export interface RunOptions {
   workDir: string;
   /** Folder for PULUMI_HOME and the default file backend. Default: `<workDir>/.pulumi-local`. */
   stateDir?: string;
-  /** Any backend the CLI speaks (`file://`, `postgres://`, ...). Default: a file backend in `stateDir`. */
+  /**
+   * Any backend the CLI speaks (`file://`, `postgres://`, ...). Default: a private file backend in
+   * `stateDir`. Every backend but that one and Pulumi Cloud needs PULUMI_CONFIG_PASSPHRASE (or
+   * PULUMI_CONFIG_PASSPHRASE_FILE) set: the run is refused otherwise.
+   */
   backendUrl?: string;
   /** The CLI to run. Default: PULUMI_REMOTE_BROWSER_PULUMI, else `pulumi` on PATH. */
   pulumiBin?: string;
-  /** Stack configuration, e.g. `{ "remote-browser:apiKey": { value, secret: true } }`. */
+  /**
+   * Stack configuration, e.g. `{ "remote-browser:apiKey": { value, secret: true } }`. Secret values reach
+   * the CLI through its standard input, never its command line.
+   */
   config?: ConfigMap;
   /** Fail the preview or update when it would change anything. */
   expectNoChanges?: boolean;
@@ -58,36 +67,26 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   linkThisPackage(opts.workDir);
   const stateDir = opts.stateDir ?? path.join(opts.workDir, ".pulumi-local");
   const pulumiBin = findPulumiBin(opts.pulumiBin);
-  const envVars = {
-    ...engineEnvironment({ pulumiBin, stateDir, workDir: opts.workDir, backendUrl: opts.backendUrl }),
-    ...opts.env,
-  };
-  // The Automation API runs `pulumi` from PATH, and the engine starts the dynamic provider plugin
-  // from PATH too; both must see the same folders.
-  process.env.PATH = envVars.PATH;
-
-  const workspace = await LocalWorkspace.create({
-    workDir: opts.workDir,
-    program: opts.program,
-    envVars,
-    projectSettings: { name: opts.projectName, runtime: "nodejs", backend: { url: envVars.PULUMI_BACKEND_URL } },
-  });
-
-  if (opts.action === "rm") {
-    // Removing a stack that does not exist (a pull request that never deployed) is not an error. The
-    // stack is not looked up in a listing first: `stack ls` can hang on a PostgreSQL backend that holds
-    // many stacks.
-    try {
-      await workspace.removeStack(opts.stackName);
-    } catch (e) {
-      if (!/no stack named|does not exist|not found/i.test(String((e as Error)?.message))) throw e;
-    }
-    return { outputs: {}, masked: {}, changes: {} };
+  // Before anything can fail with a backend URL in its message: its password is a secret too.
+  const early = redactor(credentialsOf(opts.backendUrl));
+  let envVars: Record<string, string>;
+  try {
+    envVars = {
+      ...engineEnvironment({
+        pulumiBin,
+        stateDir,
+        workDir: opts.workDir,
+        backendUrl: opts.backendUrl,
+        // A passphrase given with the run's own environment counts as well as one in the process's.
+        passphrase: opts.env?.PULUMI_CONFIG_PASSPHRASE || undefined,
+      }),
+      ...opts.env,
+    };
+  } catch (e) {
+    throw redactError(e, early);
   }
-
-  const stack = await Stack.createOrSelect(opts.stackName, workspace);
-  if (opts.config && Object.keys(opts.config).length > 0) await stack.setAllConfig(opts.config);
-  // Everything the engine prints passes through the redactor: see redact.ts for what Pulumi leaks and when.
+  // Everything the engine prints, and every error passed on, goes through the redactor: see redact.ts for
+  // what Pulumi leaks and when.
   const redact = redactor([
     ...Object.values(opts.config ?? {})
       .filter((c) => c.secret)
@@ -96,12 +95,42 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
       .filter(([k]) => /KEY|SECRET|TOKEN|PASSWORD|PASSPHRASE/i.test(k))
       .map(([, v]) => v),
     ...(process.env.REMOTE_BROWSER_API_KEY ? [process.env.REMOTE_BROWSER_API_KEY] : []),
+    ...credentialsOf(envVars.PULUMI_BACKEND_URL),
   ]);
+  // The Automation API runs `pulumi` from PATH, and the engine starts the dynamic provider plugin
+  // from PATH too; both must see the same folders.
+  process.env.PATH = envVars.PATH;
+
   const out = opts.onOutput ? lineRedactingSink(opts.onOutput, redact) : undefined;
   const err = opts.onError ? lineRedactingSink(opts.onError, redact) : undefined;
   const onOutput = out && ((t: string) => out.write(t));
   const onError = err && ((t: string) => err.write(t));
   try {
+    const workspace = await LocalWorkspace.create({
+      workDir: opts.workDir,
+      program: opts.program,
+      envVars,
+      // The backend is given by PULUMI_BACKEND_URL alone: written into Pulumi.yaml, a password in its URL
+      // would sit in a file of the working folder.
+      projectSettings: { name: opts.projectName, runtime: "nodejs" },
+    });
+
+    if (opts.action === "rm") {
+      // Removing a stack that does not exist (a pull request that never deployed) is not an error. The
+      // stack is not looked up in a listing first: `stack ls` can hang on a PostgreSQL backend that holds
+      // many stacks.
+      try {
+        await workspace.removeStack(opts.stackName);
+      } catch (e) {
+        if (!/no stack named|does not exist|not found/i.test(String((e as Error)?.message))) throw e;
+      }
+      return { outputs: {}, masked: {}, changes: {} };
+    }
+
+    const stack = await Stack.createOrSelect(opts.stackName, workspace);
+    if (opts.config && Object.keys(opts.config).length > 0) {
+      await setStackConfig(stack, opts.config, { pulumiBin, workDir: opts.workDir, env: envVars });
+    }
     return await runAction(opts, stack, { onOutput, onError, pulumiBin, envVars });
   } catch (e) {
     throw redactError(e, redact);
@@ -109,17 +138,6 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
     out?.flush();
     err?.flush();
   }
-}
-
-function redactError(e: unknown, redact: (t: string) => string): unknown {
-  if (!(e instanceof Error)) return e;
-  e.message = redact(e.message);
-  for (const key of ["stdout", "stderr"] as const) {
-    const v = (e as unknown as Record<string, unknown>)[key];
-    if (typeof v === "string") (e as unknown as Record<string, unknown>)[key] = redact(v);
-  }
-  if (e.stack) e.stack = redact(e.stack);
-  return e;
 }
 
 async function runAction(

@@ -3,7 +3,8 @@
  * values in plain text: the engine logs provider configuration (`{&{{value}}}`, from -v=7) and provider
  * answers (from -v=9), and the Node.js SDK logs each resource's registration answer, secret envelope and
  * all (from -v=3). So everything the runner passes on goes through this first: the secret config values
- * it was given, any value in either of those secret encodings, and anything shaped like a share link.
+ * it was given, any value in either of those secret encodings, anything shaped like a share link, and the
+ * password of any URL (a backend URL such as postgres://user:password@host/db).
  */
 const SECRET_SIG = "4dabf18193072939515e22adb298388d,,,1b47061264138c4ac30d75fd1eb44270,value,,,";
 const PATTERNS: Array<[RegExp, string]> = [
@@ -11,6 +12,8 @@ const PATTERNS: Array<[RegExp, string]> = [
   [new RegExp(`(${SECRET_SIG})[^,]*`, "g"), "$1[secret]"],
   // A share link's path: /<locale>/s?<link id>.
   [/(\/(?:en|de|fr|es|it|pt|ja)\/s\?)[A-Za-z0-9_~.%-]{6,}/g, "$1[secret]"],
+  // The password of a URL's user info: scheme://user:password@host.
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)[^\s@/]+@/gi, "$1[secret]@"],
 ];
 
 export function redactor(secrets: Iterable<string>): (text: string) => string {
@@ -39,4 +42,47 @@ export function lineRedactingSink(sink: (text: string) => void, redact: (text: s
       pending = "";
     },
   };
+}
+
+/** The password of a URL's user info, as written and decoded, to redact wherever it appears on its own. */
+export function credentialsOf(url: string | undefined): string[] {
+  if (!url) return [];
+  const m = /^[a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:([^\s@/]+)@/i.exec(url);
+  if (!m) return [];
+  let decoded = m[1]!;
+  try {
+    decoded = decodeURIComponent(m[1]!);
+  } catch {
+    // not percent-encoded after all
+  }
+  return [m[1]!, decoded];
+}
+
+/**
+ * Redacts an error before it is passed on: its message and stack, the text fields the runner and the CLI
+ * helpers attach (stdout, stderr), the Automation API's CommandError.commandResult (the CLI's whole
+ * transcript: stdout, stderr and the underlying error) and any cause. The same object is returned, so its
+ * class (CommandError, ConcurrentUpdateError...) still tells callers what went wrong.
+ */
+export function redactError(e: unknown, redact: (t: string) => string, seen = new Set<unknown>()): unknown {
+  if (typeof e === "string") return redact(e);
+  if (!e || typeof e !== "object" || seen.has(e)) return e;
+  seen.add(e);
+  const o = e as Record<string, unknown>;
+  for (const key of ["message", "stack", "stdout", "stderr", "shortMessage", "originalMessage", "all"]) {
+    if (typeof o[key] === "string") {
+      try {
+        o[key] = redact(o[key] as string);
+      } catch {
+        // a read-only property: nothing of it is passed on by the runner
+      }
+    }
+  }
+  const result = o.commandResult as Record<string, unknown> | undefined;
+  if (result && typeof result === "object") {
+    for (const key of ["stdout", "stderr"]) if (typeof result[key] === "string") result[key] = redact(result[key] as string);
+    if (result.err !== undefined) result.err = redactError(result.err, redact, seen);
+  }
+  if (o.cause !== undefined) o.cause = redactError(o.cause, redact, seen);
+  return e;
 }

@@ -6,7 +6,10 @@
  *   npm run demo                      everything, then tear down
  *   npm run demo -- --show-secrets    also print the share links (they are passwords to the sessions)
  *   npm run demo -- --keep            leave the sessions and the emulator up until Ctrl-C, to open the viewer
- *   npm run demo -- --backend <url>   keep the stack's state there (e.g. postgres://… from scripts/postgres.sh)
+ *   npm run demo -- --backend <url>   keep the stack's state there (e.g. postgres://… from scripts/postgres.sh);
+ *                                     needs PULUMI_CONFIG_PASSPHRASE (or _FILE): the runner has none of its own
+ *
+ * The emulator's key is handed to the runner in process (runProgram), so it is on no command line.
  */
 import * as path from "node:path";
 import { parseArgs } from "node:util";

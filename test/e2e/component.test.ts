@@ -202,6 +202,7 @@ describe("the remote-browser component plugin under the engine", () => {
     const act = async (action: string) => {
       const request = path.join(base, `${action}.json`);
       const resultFile = path.join(base, `${action}-result.json`);
+      // The request holds the key: a file only its owner reads.
       fs.writeFileSync(
         request,
         JSON.stringify({
@@ -219,6 +220,7 @@ describe("the remote-browser component plugin under the engine", () => {
           },
           resultFile,
         }),
+        { mode: 0o600 },
       );
       const stdout = await run(path.join(base, "venv", "bin", "python"), [path.join(programs, "run.py"), request], { cwd: workDir, env });
       return { ...JSON.parse(fs.readFileSync(resultFile, "utf8")), stdout };

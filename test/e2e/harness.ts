@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { inject } from "vitest";
@@ -18,8 +19,8 @@ export interface E2EStack {
   run(action: string, opts?: RunOpts): Promise<RunResult>;
   /** Starts the runner without waiting (to kill it half-way). */
   start(action: string, opts?: RunOpts): RunningProcess;
-  /** Runs the plain CLI in the stack's folder with the stack's environment. */
-  cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Runs the plain CLI in the stack's folder with the stack's environment; `input` is its standard input. */
+  cli(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }>;
   /** `pulumi stack export` as text. */
   exportState(): Promise<string>;
   /** Every file of the backend and PULUMI_HOME, concatenated (state, history, backups, logs). */
@@ -62,6 +63,10 @@ export class RunFailed extends Error {
 
 let counter = 0;
 
+/** The variable the harness hands the API key to the runner in (`--secret-env`). */
+export const API_KEY_VAR = "PRB_E2E_API_KEY";
+const E2E_PASSPHRASE = randomBytes(24).toString("hex");
+
 /** Creates a stack around `program` (a file of test/e2e/programs), runs `fn`, then tears everything down. */
 export async function withStack(
   program: string,
@@ -76,9 +81,12 @@ export async function withStack(
     name?: string;
     /** Folders put first on PATH for the runner, the engine and its plugins (e.g. a resource plugin's). */
     pathDirs?: string[];
+    /** The `pulumi` the runner and `cli` run (e.g. a wrapper that records its arguments). Default: the suite's. */
+    pulumiBin?: string;
   } = {},
 ): Promise<void> {
-  const { projectDir, pulumiBin } = inject("e2e");
+  const { projectDir } = inject("e2e");
+  const pulumiBin = opts.pulumiBin ?? inject("e2e").pulumiBin;
   const name = opts.name ?? `s${process.pid}-${++counter}`;
   const workDir = path.join(projectDir, "stacks", name);
   fs.mkdirSync(path.join(workDir, "programs"), { recursive: true });
@@ -86,8 +94,14 @@ export async function withStack(
   fs.copyFileSync(path.join(__dirname, "programs", program), programPath);
   const stateDir = path.join(workDir, ".pulumi-local");
   const emulator = opts.sharedEmulator ?? (await startEmulator({ prepMs: 300, ...opts.emulator }));
-  const env = { ...process.env, ...engineEnvironment({ pulumiBin, stateDir, workDir, backendUrl: opts.backendUrl }) };
+  // A shared backend needs a passphrase of the caller's (the runner has none built in): one per test process.
+  const passphrase = opts.backendUrl ? E2E_PASSPHRASE : undefined;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...engineEnvironment({ pulumiBin, stateDir, workDir, backendUrl: opts.backendUrl, passphrase }),
+  };
   if (opts.pathDirs?.length) env.PATH = [...opts.pathDirs, env.PATH].join(path.delimiter);
+  if (opts.pulumiBin) env.PULUMI_REMOTE_BROWSER_PULUMI = opts.pulumiBin;
   const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
   const children = new Set<ChildProcess>();
 
@@ -96,7 +110,8 @@ export async function withStack(
     if (opts.backendUrl) args.push("--backend", opts.backendUrl);
     if (action === "up" || action === "preview") args.push("--program", o.program ? path.join(workDir, "programs", o.program) : programPath);
     args.push("--config", `remote-browser:baseUrl=${o.baseUrl ?? emulator.apiBaseUrl}`);
-    if (o.apiKey !== null) args.push("--secret", `remote-browser:apiKey=${o.apiKey ?? emulator.apiKey}`);
+    // The key reaches the runner through its environment (see start), never its command line.
+    if (o.apiKey !== null) args.push("--secret-env", `remote-browser:apiKey=${API_KEY_VAR}`);
     for (const [k, v] of Object.entries(o.config ?? {})) args.push("--config", `${k}=${v}`);
     if (o.expectNoChanges) args.push("--expect-no-changes");
     return [...args, ...(o.extraArgs ?? [])];
@@ -104,7 +119,8 @@ export async function withStack(
 
   const start = (action: string, o: RunOpts = {}): RunningProcess & { outFile: string } => {
     const outFile = path.join(workDir, `outputs-${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
-    const child = spawn(process.execPath, argsFor(action, o, outFile), { cwd: workDir, env });
+    const childEnv = o.apiKey === null ? env : { ...env, [API_KEY_VAR]: o.apiKey ?? emulator.apiKey };
+    const child = spawn(process.execPath, argsFor(action, o, outFile), { cwd: workDir, env: childEnv });
     children.add(child);
     let stdout = "";
     let stderr = "";
@@ -119,9 +135,11 @@ export async function withStack(
     return { child, done, outFile };
   };
 
-  const cli = (args: string[]) =>
+  const cli = (args: string[], input?: string) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(pulumiBin, [...args, "--stack", name, "--non-interactive"], { cwd: workDir, env });
+      child.stdin.on("error", () => undefined);
+      child.stdin.end(input ?? "");
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (d) => (stdout += d));

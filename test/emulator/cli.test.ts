@@ -108,11 +108,36 @@ describe("emulator CLI", () => {
     [["--bogus", "1"], /unknown option --bogus/],
     [["stray"], /unexpected argument/],
     [["--cycle-limit", "-1"], /--cycle-limit/],
+    [["--host", "0.0.0.0"], /--host 0\.0\.0\.0: not a loopback address.*--allow-remote/],
+    [["--host", "192.0.2.1", "--port", "0"], /not a loopback address/],
   ])("exits with code 2 and a message for bad arguments %j", async (args, message) => {
     const child = run(args as string[]);
     const { code, stderr } = await exitOf(child);
     expect(code).toBe(2);
     expect(stderr).toMatch(message as RegExp);
     expect(stderr).toMatch(/usage:/);
+  });
+
+  it("serves other hosts with --allow-remote, and says so on stderr", async () => {
+    const child = run(["--port", "0", "--api-key", "rb_cli_remote", "--host", "0.0.0.0", "--allow-remote"]);
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const lines = await untilReady(child);
+    expect(stderr).toMatch(/^warning: --allow-remote: .*control surface/m);
+    const port = /^API base URL: http:\/\/0\.0\.0\.0:(\d+)\/v8$/m.exec(lines.join("\n"))?.[1];
+    expect(port).toBeDefined();
+    const { request } = await import("node:http");
+    const status = await new Promise<number>((resolvePromise, reject) => {
+      const req = request({ host: "127.0.0.1", port: Number(port), path: "/v8/image", headers: { host: "emulator.example.test" } }, (res) => {
+        res.resume();
+        resolvePromise(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(status).toBe(200);
+    const exited = exitOf(child);
+    child.kill("SIGTERM");
+    expect((await exited).code).toBe(0);
   });
 });

@@ -12,7 +12,8 @@ beforeEach(() => h.emu.control.reset());
 async function ctl(method: string, path: string, body?: unknown) {
   const res = await fetch(`${h.emu.controlUrl}${path}`, {
     method,
-    ...(body !== undefined ? { body: JSON.stringify(body), headers: { "content-type": "application/json" } } : {}),
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    ...(method === "POST" ? { headers: { "content-type": "application/json" } } : {}),
   });
   return { http: res.status, body: (await res.json()) as any };
 }

@@ -9,6 +9,7 @@ the engine, the stack config and where to write the result (outputs, secrecy, re
 import json
 import os
 import runpy
+import subprocess
 import sys
 
 import pulumi.automation as auto
@@ -31,7 +32,17 @@ workspace = auto.LocalWorkspaceOptions(
 )
 stack = auto.create_or_select_stack(request["stack"], project_name=request["project"], program=program, opts=workspace)
 for key, (value, secret) in request["config"].items():
-    stack.set_config(key, auto.ConfigValue(value, secret=secret))
+    if not secret:
+        stack.set_config(key, auto.ConfigValue(value))
+        continue
+    # The Automation API's set_config passes the value as an argument of `pulumi config set`, where any local
+    # user can read it; the CLI reads it from standard input instead when the command line has none.
+    subprocess.run(
+        [os.path.join(request["pulumiRoot"], "bin", "pulumi"), "config", "set", "--secret", "--stack", request["stack"],
+         "--non-interactive", "--", key],
+        input=value, text=True, check=True, cwd=request["workDir"], env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+    )
 
 result = {}
 action = request["action"]

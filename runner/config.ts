@@ -1,0 +1,43 @@
+import { spawn } from "node:child_process";
+import type { ConfigMap, Stack } from "@pulumi/pulumi/automation";
+
+/**
+ * Sets a stack's configuration without putting a secret value on any command line. The Automation API's
+ * setConfig/setAllConfig pass every value as an argument of `pulumi config set[-all]`, where any local user
+ * can read it (/proc/<pid>/cmdline, `ps`). Plain values still go that way; each secret value is written to
+ * the standard input of `pulumi config set --secret <key>`, which reads the value from there when the
+ * command line has none.
+ */
+export async function setStackConfig(
+  stack: Stack,
+  config: ConfigMap,
+  cli: { pulumiBin: string; workDir: string; env: Record<string, string> },
+): Promise<void> {
+  const plain: ConfigMap = {};
+  const secret: Array<[string, string]> = [];
+  for (const [key, { value, secret: isSecret }] of Object.entries(config)) {
+    if (isSecret) secret.push([key, value]);
+    else plain[key] = { value };
+  }
+  if (Object.keys(plain).length > 0) await stack.setAllConfig(plain);
+  for (const [key, value] of secret) {
+    await withInput(cli.pulumiBin, ["config", "set", "--secret", "--stack", stack.name, "--non-interactive", "--", key], value, cli);
+  }
+}
+
+function withInput(bin: string, args: string[], input: string, opts: { workDir: string; env: Record<string, string> }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { cwd: opts.workDir, env: { ...process.env, ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stdout.resume();
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code === 0) resolve();
+      // The key is named, never the value (and the caller redacts the message anyway).
+      else reject(new Error(`pulumi config set --secret ${args.at(-1)} failed (exit ${code}): ${stderr.trim()}`));
+    });
+    child.stdin.on("error", () => undefined); // the CLI may exit before reading; its exit code tells why
+    child.stdin.end(input);
+  });
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { CommandError } from "@pulumi/pulumi/automation";
+import { credentialsOf, redactError, redactor } from "../../runner/redact";
+
+const KEY = "rb_test_0123456789abcdef0123456789abcdef";
+const URL_WITH_PASSWORD = "postgres://pulumi:s3cr%40t-pass@db.example.test:5432/pulumi?sslmode=disable";
+
+describe("redaction of what the runner passes on", () => {
+  it("removes a backend URL's password, as written and decoded, also from other URLs' user info", () => {
+    const redact = redactor(credentialsOf(URL_WITH_PASSWORD));
+    const text = `connecting to ${URL_WITH_PASSWORD} failed; password s3cr@t-pass rejected; also https://u:other-pass@x.test/`;
+    const out = redact(text);
+    expect(out).not.toContain("s3cr%40t-pass");
+    expect(out).not.toContain("s3cr@t-pass");
+    expect(out).not.toContain("other-pass");
+    expect(out).toContain("postgres://pulumi:[secret]@db.example.test:5432/pulumi");
+    // URLs without a password are left alone.
+    expect(redact("http://127.0.0.1:8080/v8 and postgres://pulumi@127.0.0.1:5432/db")).toBe("http://127.0.0.1:8080/v8 and postgres://pulumi@127.0.0.1:5432/db");
+    expect(credentialsOf("postgres://pulumi@127.0.0.1/db")).toEqual([]);
+    expect(credentialsOf(undefined)).toEqual([]);
+  });
+
+  it("redacts an Automation API CommandError everywhere: message, stack, and the transcript in commandResult", () => {
+    const transcript = { stdout: `config: apiKey=${KEY}`, stderr: `error: ${URL_WITH_PASSWORD} unreachable (${KEY})`, code: 255 };
+    const inner = new Error(`spawn failed for ${KEY}`);
+    // The Automation API builds these from a CommandResult; its constructor is internal, so one is shaped here.
+    const err = new CommandError({ ...transcript, err: inner, toString: () => `stdout: ${transcript.stdout}\nstderr: ${transcript.stderr}` } as never);
+    (err as unknown as { cause: unknown }).cause = new Error(`cause with ${KEY}`);
+    const redact = redactor([KEY, ...credentialsOf(URL_WITH_PASSWORD)]);
+    const out = redactError(err, redact) as CommandError & { cause: Error };
+    expect(out).toBe(err);
+    expect(out).toBeInstanceOf(CommandError);
+    const seen = JSON.stringify({
+      message: out.message,
+      stack: out.stack,
+      stdout: (out as any).commandResult.stdout,
+      stderr: (out as any).commandResult.stderr,
+      err: [(out as any).commandResult.err.message, (out as any).commandResult.err.stack],
+      cause: [out.cause.message, out.cause.stack],
+    });
+    expect(seen).not.toContain(KEY);
+    expect(seen).not.toContain("s3cr%40t-pass");
+    expect(seen).toContain("[secret]");
+  });
+});
