@@ -1,4 +1,5 @@
 import type { RemoteBrowserClient, SessionEntry, SessionState } from "../client";
+import { WaitProgress, sleepTelling, throttled } from "./progress";
 
 /**
  * When to look at a starting session again. The wait is cheap to notice early and costly to notice
@@ -41,6 +42,8 @@ export interface WaitOptions {
   now?: () => number;
   /** Look at once, before the first delay (used when adopting a session that may be running already). */
   pollFirst?: boolean;
+  /** Told about once a second how long the wait has lasted and the state last seen (long pauses are cut up for it). */
+  onProgress?: (p: WaitProgress) => void;
 }
 
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -54,12 +57,15 @@ export async function waitForRunning(opts: WaitOptions): Promise<WaitOutcome> {
   let polls = 0;
   let last: SessionState | undefined;
   let first = true;
+  const report = throttled(opts.onProgress, now, start);
+  const tell = () => report({ waitedMs: now() - start, state: last });
   for (;;) {
     const elapsed = now() - start;
     if (!(first && opts.pollFirst)) {
       const delay = Math.min(nextPollDelay(elapsed, schedule), Math.max(0, opts.timeoutMs - elapsed));
       if (delay <= 0 && elapsed >= opts.timeoutMs) return { kind: "timeout", last, polls };
-      await sleep(delay);
+      if (opts.onProgress) await sleepTelling(delay, sleep, tell);
+      else await sleep(delay);
     }
     first = false;
     if (opts.engineAlive && !opts.engineAlive()) return { kind: "engine-gone", polls };
@@ -71,5 +77,6 @@ export async function waitForRunning(opts: WaitOptions): Promise<WaitOutcome> {
     if (entry.status === "error") return { kind: "failed", entry, polls };
     if (entry.status !== "starting") return { kind: "ended", entry, polls };
     if (now() - start >= opts.timeoutMs) return { kind: "timeout", last, polls };
+    tell();
   }
 }
