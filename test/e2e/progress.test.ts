@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { until, withStack } from "./harness";
 
 /**
@@ -69,6 +69,27 @@ describe("progress on the session's own row", () => {
         await stack.run("preview", { expectNoChanges: true });
       },
       { emulator: { prepMs: 6_000, prepJitterMs: 0 } },
+    );
+  });
+
+  it("reaches the sessions of the ReviewSessions component served by its plugin (another language's program)", async () => {
+    const { projectDir } = inject("e2e");
+    await withStack(
+      "component-review.js",
+      async (stack) => {
+        const eventsFile = path.join(stack.workDir, "events.jsonl");
+        await stack.run("up", { config: { browsers: "chrome,firefox" }, extraArgs: ["--events-file", eventsFile] });
+        const sessions = sessionsOf(readEvents(eventsFile));
+        expect(sessions.map((s) => s.urn).sort()).toEqual([
+          `urn:pulumi:${stack.name}::e2e::remote-browser:index:ReviewSessions$${TYPE}::review-chrome`,
+          `urn:pulumi:${stack.name}::e2e::remote-browser:index:ReviewSessions$${TYPE}::review-firefox`,
+        ]);
+        for (const s of sessions) {
+          expect(s.status.length, s.name).toBeGreaterThanOrEqual(2);
+          for (const d of s.status) expect(d.message).toMatch(/^starting: \d+s waited \(state starting\)\s*$/);
+        }
+      },
+      { emulator: { prepMs: 4_000, prepJitterMs: 0 }, pathDirs: [path.join(projectDir, "node_modules", ".bin")] },
     );
   });
 
