@@ -23,7 +23,7 @@ export interface CapacityWaitOptions {
   /** Called once, when the first wait starts. */
   onWaiting?: (quota: QuotaAnswer) => void;
   /** Told about once a second while waiting: slots in use, the limit, and how long the wait has lasted. */
-  onProgress?: (p: QueueProgress) => void;
+  onProgress?: (p: QueueProgress) => void | Promise<void>;
 }
 
 /** The longest pause between two looks at the account's meter. */

@@ -11,6 +11,8 @@ export interface WaitProgress {
   waitedMs: number;
   /** The state at the last look; undefined before the first. */
   state?: SessionState;
+  /** The last report: the wait is over, in `state`. */
+  done?: boolean;
 }
 
 export interface QueueProgress {
@@ -24,6 +26,7 @@ export interface QueueProgress {
 export const PROGRESS_INTERVAL_MS = 1_000;
 
 export function waitText(p: WaitProgress): string {
+  if (p.done) return `${p.state === "running" ? "running" : `state ${p.state}`} after ${seconds(p.waitedMs)}`;
   return `starting: ${seconds(p.waitedMs)} waited (state ${p.state ?? "not yet read"})`;
 }
 
@@ -38,8 +41,8 @@ function seconds(ms: number): string {
 /** Status lines on the session's row; with no URN (a program of an older release) they go nowhere. */
 export function sessionProgress(urn: string | undefined) {
   return {
-    waiting: (p: WaitProgress) => void status(urn, waitText(p)),
-    queued: (p: QueueProgress) => void status(urn, queueText(p)),
+    waiting: (p: WaitProgress) => status(urn, waitText(p)),
+    queued: (p: QueueProgress) => status(urn, queueText(p)),
   };
 }
 
@@ -53,7 +56,7 @@ export function sessionName(urn: string | undefined): string {
  * A callback that lets a report through at most once per `intervalMs` of `now`, the first one
  * `intervalMs` after `start` (a wait shorter than that has nothing to tell).
  */
-export function throttled<T>(report: ((p: T) => void) | undefined, now: () => number, start: number, intervalMs = PROGRESS_INTERVAL_MS) {
+export function throttled<T>(report: ((p: T) => void | Promise<void>) | undefined, now: () => number, start: number, intervalMs = PROGRESS_INTERVAL_MS) {
   let last = start;
   return (p: T) => {
     if (!report) return;
@@ -61,7 +64,8 @@ export function throttled<T>(report: ((p: T) => void) | undefined, now: () => nu
     if (t - last < intervalMs) return;
     last = t;
     try {
-      report(p);
+      // Not waited for: the wait goes on while the line travels.
+      void Promise.resolve(report(p)).catch(() => undefined);
     } catch {
       // Progress is for the eyes only: a failing reporter must not fail the wait.
     }

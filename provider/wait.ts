@@ -42,8 +42,12 @@ export interface WaitOptions {
   now?: () => number;
   /** Look at once, before the first delay (used when adopting a session that may be running already). */
   pollFirst?: boolean;
-  /** Told about once a second how long the wait has lasted and the state last seen (long pauses are cut up for it). */
-  onProgress?: (p: WaitProgress) => void;
+  /**
+   * Told about once a second how long the wait has lasted and the state last seen (long pauses are cut
+   * up for it), and once more with the outcome, which is waited for: it must reach the display before
+   * the step ends.
+   */
+  onProgress?: (p: WaitProgress) => void | Promise<void>;
 }
 
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -59,24 +63,35 @@ export async function waitForRunning(opts: WaitOptions): Promise<WaitOutcome> {
   let first = true;
   const report = throttled(opts.onProgress, now, start);
   const tell = () => report({ waitedMs: now() - start, state: last });
-  for (;;) {
-    const elapsed = now() - start;
-    if (!(first && opts.pollFirst)) {
-      const delay = Math.min(nextPollDelay(elapsed, schedule), Math.max(0, opts.timeoutMs - elapsed));
-      if (delay <= 0 && elapsed >= opts.timeoutMs) return { kind: "timeout", last, polls };
-      if (opts.onProgress) await sleepTelling(delay, sleep, tell);
-      else await sleep(delay);
+  const outcome = await (async (): Promise<WaitOutcome> => {
+    for (;;) {
+      const elapsed = now() - start;
+      if (!(first && opts.pollFirst)) {
+        const delay = Math.min(nextPollDelay(elapsed, schedule), Math.max(0, opts.timeoutMs - elapsed));
+        if (delay <= 0 && elapsed >= opts.timeoutMs) return { kind: "timeout", last, polls };
+        if (opts.onProgress) await sleepTelling(delay, sleep, tell);
+        else await sleep(delay);
+      }
+      first = false;
+      if (opts.engineAlive && !opts.engineAlive()) return { kind: "engine-gone", polls };
+      const entry = await opts.client.session(opts.vmId);
+      polls++;
+      if (!entry) return { kind: "unknown", polls };
+      last = entry.status;
+      if (entry.status === "running") return { kind: "running", entry, polls };
+      if (entry.status === "error") return { kind: "failed", entry, polls };
+      if (entry.status !== "starting") return { kind: "ended", entry, polls };
+      if (now() - start >= opts.timeoutMs) return { kind: "timeout", last, polls };
+      tell();
     }
-    first = false;
-    if (opts.engineAlive && !opts.engineAlive()) return { kind: "engine-gone", polls };
-    const entry = await opts.client.session(opts.vmId);
-    polls++;
-    if (!entry) return { kind: "unknown", polls };
-    last = entry.status;
-    if (entry.status === "running") return { kind: "running", entry, polls };
-    if (entry.status === "error") return { kind: "failed", entry, polls };
-    if (entry.status !== "starting") return { kind: "ended", entry, polls };
-    if (now() - start >= opts.timeoutMs) return { kind: "timeout", last, polls };
-    tell();
+  })();
+  // The display keeps a row's last status line after its step: make it the outcome, not "starting".
+  if (opts.onProgress && "entry" in outcome) {
+    try {
+      await opts.onProgress({ waitedMs: now() - start, state: outcome.entry.status, done: true });
+    } catch {
+      // for the eyes only
+    }
   }
+  return outcome;
 }

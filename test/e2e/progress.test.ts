@@ -53,16 +53,17 @@ describe("progress on the session's own row", () => {
         );
         for (const s of sessions) {
           // About one a second for six seconds; all of them info, on this URN only.
-          expect(s.status.length, s.name).toBeGreaterThanOrEqual(3);
-          for (const d of s.status) {
-            expect(d.severity).toBe("info");
-            expect(d.message).toMatch(/^starting: \d+s waited \(state starting\)\s*$/);
-          }
+          expect(s.status.length, s.name).toBeGreaterThanOrEqual(4);
+          for (const d of s.status) expect(d.severity).toBe("info");
+          for (const d of s.status.slice(0, -1)) expect(d.message).toMatch(/^starting: \d+s waited \(state starting\)\s*$/);
+          // The last word is the outcome, so that the finished row does not keep saying "starting".
+          expect(s.status.at(-1)!.message).toMatch(/^running after [67]s\s*$/);
           expect(s.kept).toEqual([]);
         }
         // The CLI's non-interactive display shows them on the session's row.
         expect(up.stdout).toMatch(/top\s+creating[^\n]*starting: \d+s waited \(state starting\)/);
         expect(up.stdout).toMatch(/review-firefox\s+creating[^\n]*starting: \d+s waited/);
+        expect(up.stdout).toMatch(/top\s+created[^\n]*running after [67]s/);
         // A status line is not a diagnostic of the update: nothing of it in the summary at the end.
         expect(up.stdout.slice(up.stdout.lastIndexOf("Resources:"))).not.toContain("waited");
         // The URN input changes nothing.
@@ -85,8 +86,9 @@ describe("progress on the session's own row", () => {
           `urn:pulumi:${stack.name}::e2e::remote-browser:index:ReviewSessions$${TYPE}::review-firefox`,
         ]);
         for (const s of sessions) {
-          expect(s.status.length, s.name).toBeGreaterThanOrEqual(2);
-          for (const d of s.status) expect(d.message).toMatch(/^starting: \d+s waited \(state starting\)\s*$/);
+          expect(s.status.length, s.name).toBeGreaterThanOrEqual(3);
+          for (const d of s.status.slice(0, -1)) expect(d.message).toMatch(/^starting: \d+s waited \(state starting\)\s*$/);
+          expect(s.status.at(-1)!.message).toMatch(/^running after [45]s\s*$/);
         }
       },
       { emulator: { prepMs: 4_000, prepJitterMs: 0 }, pathDirs: [path.join(projectDir, "node_modules", ".bin")] },

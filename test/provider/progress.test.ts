@@ -43,12 +43,18 @@ describe("progress of the wait for running", () => {
       onProgress: (p) => reports.push({ ...p, at: clock.now() }),
     });
     expect(outcome.kind).toBe("running");
+    // The last report is the outcome, so that the row does not keep saying "starting".
+    const last = reports.pop()!;
+    expect(last).toMatchObject({ state: "running", done: true });
+    expect(last.waitedMs).toBeGreaterThanOrEqual(12_000);
+    expect(waitText(last)).toBe(`running after ${Math.floor(last.waitedMs / 1000)}s`);
     expectPaced(reports.map((r) => r.at));
     // Polls 2.4 s apart by then, yet a report every second of the 12 s.
     expect(reports.length).toBeGreaterThanOrEqual(10);
     expect(reports.at(-1)!.waitedMs).toBeGreaterThanOrEqual(11_000);
-    expect(reports.every((r) => r.state === "starting" && r.waitedMs === r.at)).toBe(true);
+    expect(reports.every((r) => r.state === "starting" && r.waitedMs === r.at && !r.done)).toBe(true);
     expect(waitText(reports[3]!)).toBe(`starting: ${Math.floor(reports[3]!.waitedMs / 1000)}s waited (state starting)`);
+    expect(waitText({ waitedMs: 7_900, state: "error", done: true })).toBe("state error after 7s");
   });
 
   it("polls on the same schedule with or without a progress callback", async () => {
@@ -76,6 +82,27 @@ describe("progress of the wait for running", () => {
     expect(told.at).toEqual(plain.at);
     expect(plain.sleeps.some((ms) => ms > 1000)).toBe(true);
     expect(told.sleeps.every((ms) => ms <= 1000)).toBe(true);
+  });
+
+  it("delivers the outcome's line before it returns, and survives its failure", async () => {
+    const clock = fakeClock();
+    const order: string[] = [];
+    const outcome = await waitForRunning({
+      client: { session: async () => entry(clock.now() >= 2_500 ? "running" : "starting") },
+      vmId: "vm-1",
+      timeoutMs: 60_000,
+      sleep: clock.sleep,
+      now: clock.now,
+      onProgress: async (p) => {
+        if (!p.done) return;
+        await new Promise((r) => setTimeout(r, 50));
+        order.push("delivered");
+        throw new Error("engine gone");
+      },
+    });
+    order.push("returned");
+    expect(outcome.kind).toBe("running");
+    expect(order).toEqual(["delivered", "returned"]);
   });
 
   it("keeps waiting when the progress callback throws", async () => {
@@ -148,9 +175,11 @@ describe("progress on the session's own row (provider against the emulator)", ()
     t.emu.control.settings({ prepMs: 2_800 });
     const seen = recording();
     await t.provider().create({ browser: "chrome", __seed: "review/pr-7/pr-7-chrome", __urn: URN });
-    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen.length).toBeGreaterThanOrEqual(3);
     expect(seen.every((d) => d.urn === URN && d.ephemeral && d.severity === "info")).toBe(true);
+    const last = seen.pop()!;
     for (const d of seen) expect(d.message).toMatch(/^starting: [12]s waited \(state starting\)$/);
+    expect(last.message).toBe("running after 2s");
   });
 
   it("sends none without a URN (a program of an earlier release)", async () => {
@@ -175,7 +204,7 @@ describe("progress on the session's own row (provider against the emulator)", ()
         message: `BrowserSession "pr-7-chrome": the account's running limit is reached (1 of 1); waiting up to 30 s for a free slot`,
       },
     ]);
-    const queued = seen.filter((d) => d.ephemeral).map((d) => d.message);
+    const queued = seen.filter((d) => d.ephemeral && d.message.startsWith("queued")).map((d) => d.message);
     expect(queued.length).toBeGreaterThanOrEqual(1);
     for (const m of queued) expect(m).toMatch(/^queued for capacity: 1\/1 slots in use, [1-4]s queued$/);
     expect(seen.every((d) => d.urn === URN)).toBe(true);
