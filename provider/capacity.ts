@@ -33,8 +33,8 @@ export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<Cre
   const start = opts.now();
   let pauses = 0;
   let refusedWithRoom = 0;
-  let queuedSince: number | undefined;
-  let report: ((p: QueueProgress) => void) | undefined;
+  // Queued from the first create on: its refusal comes a round trip later.
+  const report = throttled(opts.onProgress, opts.now, start);
   for (;;) {
     let refusal: RemoteBrowserError;
     try {
@@ -64,17 +64,10 @@ export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<Cre
     }
     if (pauses === 0) opts.onWaiting?.(quota);
     pauses++;
-    if (opts.onProgress) {
-      queuedSince ??= opts.now();
-      report ??= throttled(opts.onProgress, opts.now, queuedSince);
-      const since = queuedSince;
-      const tell = () =>
-        report!({ queuedMs: opts.now() - since, runningUsed: quota.running_sessions_used, runningLimit: quota.running_session_limit });
-      tell();
-      await sleepTelling(pause, opts.sleep, tell);
-    } else {
-      await opts.sleep(pause);
-    }
+    const tell = () => report({ queuedMs: opts.now() - start, runningUsed: quota.running_sessions_used, runningLimit: quota.running_session_limit });
+    tell();
+    if (opts.onProgress) await sleepTelling(pause, opts.sleep, tell);
+    else await opts.sleep(pause);
     if (!opts.engineAlive()) throw new Error("the engine went away while waiting for a free running slot; no session was started");
   }
 }

@@ -16,7 +16,7 @@ export interface WaitProgress {
 }
 
 export interface QueueProgress {
-  /** Time since the first refusal for want of a running slot. */
+  /** Time since the create was first tried (and refused for want of a running slot). */
   queuedMs: number;
   runningUsed: number;
   runningLimit: number;

@@ -54,44 +54,46 @@ const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Polls the session's status until it is running, has failed or ended, or the deadline passes. */
 export async function waitForRunning(opts: WaitOptions): Promise<WaitOutcome> {
-  const schedule = opts.schedule ?? DEFAULT_POLL_SCHEDULE;
-  const sleep = opts.sleep ?? realSleep;
   const now = opts.now ?? Date.now;
   const start = now();
-  let polls = 0;
-  let last: SessionState | undefined;
-  let first = true;
-  const report = throttled(opts.onProgress, now, start);
-  const tell = () => report({ waitedMs: now() - start, state: last });
-  const outcome = await (async (): Promise<WaitOutcome> => {
-    for (;;) {
-      const elapsed = now() - start;
-      if (!(first && opts.pollFirst)) {
-        const delay = Math.min(nextPollDelay(elapsed, schedule), Math.max(0, opts.timeoutMs - elapsed));
-        if (delay <= 0 && elapsed >= opts.timeoutMs) return { kind: "timeout", last, polls };
-        if (opts.onProgress) await sleepTelling(delay, sleep, tell);
-        else await sleep(delay);
-      }
-      first = false;
-      if (opts.engineAlive && !opts.engineAlive()) return { kind: "engine-gone", polls };
-      const entry = await opts.client.session(opts.vmId);
-      polls++;
-      if (!entry) return { kind: "unknown", polls };
-      last = entry.status;
-      if (entry.status === "running") return { kind: "running", entry, polls };
-      if (entry.status === "error") return { kind: "failed", entry, polls };
-      if (entry.status !== "starting") return { kind: "ended", entry, polls };
-      if (now() - start >= opts.timeoutMs) return { kind: "timeout", last, polls };
-      tell();
-    }
-  })();
+  const outcome = await poll(opts, now, start);
   // The display keeps a row's last status line after its step: make it the outcome, not "starting".
   if (opts.onProgress && "entry" in outcome) {
     try {
       await opts.onProgress({ waitedMs: now() - start, state: outcome.entry.status, done: true });
     } catch {
-      // for the eyes only
+      // Progress is for the eyes only.
     }
   }
   return outcome;
+}
+
+async function poll(opts: WaitOptions, now: () => number, start: number): Promise<WaitOutcome> {
+  const schedule = opts.schedule ?? DEFAULT_POLL_SCHEDULE;
+  const sleep = opts.sleep ?? realSleep;
+  let polls = 0;
+  let last: SessionState | undefined;
+  let first = true;
+  const report = throttled(opts.onProgress, now, start);
+  const tell = () => report({ waitedMs: now() - start, state: last });
+  for (;;) {
+    const elapsed = now() - start;
+    if (!(first && opts.pollFirst)) {
+      const delay = Math.min(nextPollDelay(elapsed, schedule), Math.max(0, opts.timeoutMs - elapsed));
+      if (delay <= 0 && elapsed >= opts.timeoutMs) return { kind: "timeout", last, polls };
+      if (opts.onProgress) await sleepTelling(delay, sleep, tell);
+      else await sleep(delay);
+    }
+    first = false;
+    if (opts.engineAlive && !opts.engineAlive()) return { kind: "engine-gone", polls };
+    const entry = await opts.client.session(opts.vmId);
+    polls++;
+    if (!entry) return { kind: "unknown", polls };
+    last = entry.status;
+    if (entry.status === "running") return { kind: "running", entry, polls };
+    if (entry.status === "error") return { kind: "failed", entry, polls };
+    if (entry.status !== "starting") return { kind: "ended", entry, polls };
+    if (now() - start >= opts.timeoutMs) return { kind: "timeout", last, polls };
+    tell();
+  }
 }
