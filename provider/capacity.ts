@@ -1,5 +1,6 @@
 import { RemoteBrowserError, isRemoteBrowserError } from "../client";
 import type { CreateAnswer, CreateRequest, QuotaAnswer, RemoteBrowserClient } from "../client";
+import { QueueProgress, sleepTelling, throttled } from "./progress";
 
 /**
  * Starting a session when the account's running limit may be reached. Many stacks (one per pull request,
@@ -21,6 +22,8 @@ export interface CapacityWaitOptions {
   onServerTime?: (ms: number) => void;
   /** Called once, when the first wait starts. */
   onWaiting?: (quota: QuotaAnswer) => void;
+  /** Told about once a second while waiting: slots in use, the limit, and how long the wait has lasted. */
+  onProgress?: (p: QueueProgress) => void | Promise<void>;
 }
 
 /** The longest pause between two looks at the account's meter. */
@@ -30,6 +33,8 @@ export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<Cre
   const start = opts.now();
   let pauses = 0;
   let refusedWithRoom = 0;
+  // Queued from the first create on: its refusal comes a round trip later.
+  const report = throttled(opts.onProgress, opts.now, start);
   for (;;) {
     let refusal: RemoteBrowserError;
     try {
@@ -59,7 +64,10 @@ export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<Cre
     }
     if (pauses === 0) opts.onWaiting?.(quota);
     pauses++;
-    await opts.sleep(pause);
+    const tell = () => report({ queuedMs: opts.now() - start, runningUsed: quota.running_sessions_used, runningLimit: quota.running_session_limit });
+    tell();
+    if (opts.onProgress) await sleepTelling(pause, opts.sleep, tell);
+    else await opts.sleep(pause);
     if (!opts.engineAlive()) throw new Error("the engine went away while waiting for a free running slot; no session was started");
   }
 }

@@ -24,6 +24,7 @@ import {
 import { generationKey, successorKey } from "./keys";
 import { createWhenCapacity } from "./capacity";
 import { engineWatcher } from "./liveness";
+import { sessionName, sessionProgress, urnOf } from "./progress";
 import { PollSchedule, WaitOutcome, waitForRunning } from "./wait";
 
 /** What the provider records for a session: every input, plus what the service said about it. */
@@ -146,6 +147,8 @@ export class SessionProvider {
     const request = apiRequest(inputs);
     const userKey = inputs.idempotencyKey;
     const baseKey = userKey ?? generationKey(inputs.__seed, undefined, inputs);
+    const urn = urnOf(inputs);
+    const progress = sessionProgress(urn);
 
     for (let step = 0; step < MAX_KEY_STEPS; step++) {
       const key = successorKey(baseKey, step);
@@ -163,9 +166,11 @@ export class SessionProvider {
         random: this.deps.random ?? Math.random,
         onWaiting: (q) =>
           void warn(
-            `BrowserSession: the account's running limit is reached (${q.running_sessions_used} of ${q.running_session_limit}); ` +
+            urn,
+            `${sessionName(urn)}: the account's running limit is reached (${q.running_sessions_used} of ${q.running_session_limit}); ` +
               `waiting up to ${inputs.waitForCapacitySeconds ?? this.cfg().waitForCapacitySeconds} s for a free slot`,
           ),
+        onProgress: progress.queued,
       });
       const vmId = answer.vmId;
       const outs: SessionOutputs = {
@@ -191,6 +196,7 @@ export class SessionProvider {
           engineAlive: this.engineAlive,
           // Past the first key the answer is likely a replay of an ended session: look at once.
           pollFirst: step > 0,
+          onProgress: progress.waiting,
         });
       } catch (err) {
         // The session exists but its status could not be read: thrown as is, the engine would forget it.
@@ -226,7 +232,7 @@ export class SessionProvider {
         if (running.locationApplied === false) {
           const why = `session ${vmId} started on the default connection: no free exit in "${inputs.country}" (${running.locationReason ?? "unavailable"})`;
           if (inputs.requireLocation) return this.failAndRemove(inputs, running, `${why}, and requireLocation is set`);
-          await warn(`BrowserSession ${why}; set requireLocation to fail instead`);
+          await warn(urnOf(inputs), `${sessionName(urnOf(inputs))}: ${why}; set requireLocation to fail instead`);
         }
         return { id: vmId, outs: running };
       }
@@ -294,6 +300,7 @@ export class SessionProvider {
       sleep: this.deps.sleep,
       now: this.deps.now,
       engineAlive: this.engineAlive,
+      onProgress: sessionProgress(urnOf(inputs)).waiting,
     });
     if (outcome.kind !== "running") throw new Error(`importing ${vmId}: it did not reach running (${describe(outcome)})`);
     return { id: vmId, outs: { ...outs, ...fromEntry(outcome.entry) } };
@@ -303,6 +310,7 @@ export class SessionProvider {
     const { egress: _e, idempotencyKey: _k, ...rest } = apiRequest(inputs);
     const answer = await this.api().v7.createSession(rest as V7CreateRequest);
     await warn(
+      urnOf(inputs),
       `BrowserSession ${answer.vmId} was started with API version 7, which has no status or end operation: ` +
         "it was not waited for, refresh cannot see it and destroy cannot end it (use apiVersion v8)",
     );
@@ -322,7 +330,7 @@ export class SessionProvider {
   /** Refresh. (The engine's import would call this without props; the SDK turns imports into adoptions.) */
   async read(id: string, props: Record<string, unknown> = {}): Promise<{ id?: string; props?: Record<string, unknown>; inputs?: Record<string, unknown> }> {
     if ((props.apiVersion ?? this.cfg().apiVersion) === "v7") {
-      await warn(`BrowserSession ${id}: API version 7 has no status operation; refresh keeps the recorded state`);
+      await warn(undefined, `BrowserSession ${id}: API version 7 has no status operation; refresh keeps the recorded state`);
       return { id, props, inputs: inputsFrom(props) };
     }
     const entry = await this.api().session(id);
@@ -339,7 +347,7 @@ export class SessionProvider {
 
   async delete(id: string, props: Record<string, unknown>): Promise<void> {
     if (props.apiVersion === "v7") {
-      await warn(`BrowserSession ${id} was started with API version 7, which cannot end sessions: end it in the service's console`);
+      await warn(undefined, `BrowserSession ${id} was started with API version 7, which cannot end sessions: end it in the service's console`);
       return;
     }
     const client = this.api();

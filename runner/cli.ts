@@ -8,10 +8,12 @@ import { Action, linkThisPackage, loadProgram, runProgram } from "./index";
 const USAGE = `usage: pulumi-remote-browser-run <up|preview|refresh|destroy|rm|outputs> --program <module> --stack <name>
        [--project <name>] [--work-dir <dir>] [--backend <url>] [--config key=value]...
        [--secret-env key=ENV_VAR]... [--secrets-file <file.json>]
-       [--expect-no-changes] [--show-secrets] [--json] [--outputs-file <path>] [--quiet] [--verbose <level>]
+       [--expect-no-changes] [--show-secrets] [--json] [--outputs-file <path>] [--events-file <path>]
+       [--quiet] [--verbose <level>]
 
 Runs a Pulumi program module (its body exported as a function) through the Automation API, so the program
-needs no Node.js language host. Config keys without a namespace belong to the project.
+needs no Node.js language host. Config keys without a namespace belong to the project. --events-file
+writes the engine's events as they stream, one JSON object a line.
 
 Secret config never goes on a command line: --secret-env takes the value from the named environment
 variable, --secrets-file from a JSON object {"key": "value", ...} in a file only its owner can read (0600).
@@ -40,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
       "show-secrets": { type: "boolean" },
       json: { type: "boolean" },
       "outputs-file": { type: "string" },
+      "events-file": { type: "string" },
       quiet: { type: "boolean" },
       verbose: { type: "string" },
       help: { type: "boolean" },
@@ -77,6 +80,8 @@ async function main(argv: string[]): Promise<number> {
   const workDir = path.resolve(values["work-dir"] ?? process.cwd());
   // The program may require this package by name; make it resolvable before loading the program.
   linkThisPackage(workDir);
+  const eventsFile = values["events-file"];
+  if (eventsFile) writePrivate(eventsFile, "");
   const result = await runProgram({
     action,
     program: programPath ? loadProgram(programPath) : async () => undefined,
@@ -89,6 +94,7 @@ async function main(argv: string[]): Promise<number> {
     verbose: values.verbose ? Number(values.verbose) : undefined,
     onOutput: values.quiet ? undefined : (text) => process.stdout.write(text),
     onError: (text) => process.stderr.write(text),
+    onEvent: eventsFile ? (event) => fs.appendFileSync(eventsFile, `${JSON.stringify(event)}\n`) : undefined,
   });
   const shown = values["show-secrets"] ? plainOutputs(result.outputs) : result.masked;
   if (values["outputs-file"]) writePrivate(values["outputs-file"], JSON.stringify({ outputs: shown, changes: result.changes }, null, 2));

@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import {
   ConfigMap,
+  EngineEvent,
   LocalWorkspace,
   OutputMap,
   PulumiFn,
@@ -46,6 +47,11 @@ export interface RunOptions {
   onOutput?: (text: string) => void;
   /** Receives what the engine writes to stderr (its logs, with `verbose`). */
   onError?: (text: string) => void;
+  /**
+   * Receives the engine's events as they stream (`up`, `preview`, `refresh`, `destroy`): resource steps,
+   * outputs, and diagnostics with their resource's URN, among them the ephemeral status lines.
+   */
+  onEvent?: (event: EngineEvent) => void;
   /** Extra environment for the engine and its plugins. */
   env?: Record<string, string>;
   /** Asks the engine for logs of this verbosity (1-9), written to its stderr (see onError). */
@@ -105,6 +111,8 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   const err = opts.onError ? lineRedactingSink(opts.onError, redact) : undefined;
   const onOutput = out && ((t: string) => out.write(t));
   const onError = err && ((t: string) => err.write(t));
+  // Events carry the same text the display shows (diagnostics, masked outputs): redacted alike.
+  const onEvent = opts.onEvent && ((e: EngineEvent) => opts.onEvent!(JSON.parse(redact(JSON.stringify(e))) as EngineEvent));
   try {
     const workspace = await LocalWorkspace.create({
       workDir: opts.workDir,
@@ -131,7 +139,7 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
     if (opts.config && Object.keys(opts.config).length > 0) {
       await setStackConfig(stack, opts.config, { pulumiBin, workDir: opts.workDir, env: envVars });
     }
-    return await runAction(opts, stack, { onOutput, onError, pulumiBin, envVars });
+    return await runAction(opts, stack, { onOutput, onError, onEvent, pulumiBin, envVars });
   } catch (e) {
     throw redactError(e, redact);
   } finally {
@@ -143,28 +151,34 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
 async function runAction(
   opts: RunOptions,
   stack: Stack,
-  io: { onOutput?: (t: string) => void; onError?: (t: string) => void; pulumiBin: string; envVars: Record<string, string> },
+  io: {
+    onOutput?: (t: string) => void;
+    onError?: (t: string) => void;
+    onEvent?: (e: EngineEvent) => void;
+    pulumiBin: string;
+    envVars: Record<string, string>;
+  },
 ): Promise<RunResult> {
-  const { onOutput, onError, pulumiBin, envVars } = io;
+  const { onOutput, onError, onEvent, pulumiBin, envVars } = io;
   const logging = opts.verbose ? { logVerbosity: opts.verbose, logToStdErr: true } : {};
 
   // The Automation API flags only top-level secrets; the CLI's own masking also covers nested ones.
   const masked = () => maskedOutputs(pulumiBin, opts.stackName, opts.workDir, envVars);
   switch (opts.action) {
     case "up": {
-      const res = await stack.up({ onOutput, onError, expectNoChanges: opts.expectNoChanges, ...logging });
+      const res = await stack.up({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, ...logging });
       return { outputs: res.outputs, masked: masked(), changes: countsOf(res.summary.resourceChanges) };
     }
     case "preview": {
-      const res = await stack.preview({ onOutput, onError, expectNoChanges: opts.expectNoChanges, ...logging });
+      const res = await stack.preview({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, ...logging });
       return { outputs: {}, masked: {}, changes: countsOf(res.changeSummary) };
     }
     case "refresh": {
-      const res = await stack.refresh({ onOutput, onError, expectNoChanges: opts.expectNoChanges, ...logging });
+      const res = await stack.refresh({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, ...logging });
       return { outputs: await stack.outputs(), masked: masked(), changes: countsOf(res.summary.resourceChanges) };
     }
     case "destroy": {
-      const res = await stack.destroy({ onOutput, onError, ...logging });
+      const res = await stack.destroy({ onOutput, onError, onEvent, ...logging });
       return { outputs: {}, masked: {}, changes: countsOf(res.summary.resourceChanges) };
     }
     case "outputs":

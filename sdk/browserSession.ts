@@ -106,6 +106,9 @@ export class BrowserSession extends pulumi.dynamic.Resource {
       // The resource's identity in its stack: the seed of its idempotency keys.
       __seed: `${pulumi.getProject()}/${pulumi.getStack()}/${name}`,
       __adoptVmId: adopt,
+      // The engine does not tell a dynamic provider which resource it serves; with its URN, the provider
+      // puts progress and warnings on this resource's row. diff ignores it: it changes nothing.
+      __urn: ownUrn(name, opts?.parent),
       vmId: undefined,
       shareUrl: undefined,
       shareUrlPath: undefined,
@@ -131,4 +134,18 @@ export class BrowserSession extends pulumi.dynamic.Resource {
       "BrowserSession",
     );
   }
+}
+
+/**
+ * The URN the engine gives a BrowserSession named `name` under `parent`. Handed over as a plain promise:
+ * as an Output it would make the session depend on its parent -- and, through a component parent, on
+ * every sibling session, which would then wait for one another.
+ */
+function ownUrn(name: string, parent: pulumi.Resource | undefined): Promise<string | undefined> {
+  const urn = pulumi.createUrn(name, BrowserSession.__pulumiType, parent);
+  return new Promise((resolve) => {
+    urn.apply((u) => resolve(u));
+    // URNs are known even in a preview; should one not be, the session goes without rather than waiting.
+    (urn as { isKnown?: Promise<boolean> }).isKnown?.then((known) => known || resolve(undefined), () => resolve(undefined));
+  });
 }

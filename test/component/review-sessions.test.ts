@@ -52,6 +52,8 @@ describe("ReviewSessions", () => {
         readyTimeoutSeconds: 120,
         waitForCapacitySeconds: 60,
         __seed: `${PROJECT}/${STACK}/pr-1-${browser}`,
+        // Its URN, with the component's type in the chain, for progress on its own row.
+        __urn: `urn:pulumi:${STACK}::${PROJECT}::remote-browser:index:ReviewSessions$${SESSION}::pr-1-${browser}`,
       });
       expect(reg.deleteBeforeReplace).toBe(true);
       expect(reg.additionalSecretOutputs).toEqual(expect.arrayContaining(["shareUrl", "shareUrlPath"]));

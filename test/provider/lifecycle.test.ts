@@ -32,6 +32,15 @@ describe("diff", () => {
     expect(t.requests()).toHaveLength(0);
   });
 
+  it("ignores the URN input: state written before it existed, or under another parent, shows no change", async () => {
+    const { id, outs } = await created();
+    const urn = "urn:pulumi:pr-9::review::pulumi-nodejs:dynamic/remote-browser:BrowserSession::app";
+    const none = { changes: false, replaces: [], deleteBeforeReplace: false };
+    expect(outs).not.toHaveProperty("__urn");
+    expect(provider().diff(id, outs, { ...INPUTS, __urn: urn })).toEqual(none);
+    expect(provider().diff(id, { ...outs, __urn: urn }, { ...INPUTS, __urn: urn.replace("::app", "::other") })).toEqual(none);
+  });
+
   const replacing: [string, unknown][] = [
     ["browser", "chrome"],
     ["url", "https://example.com/other"],

@@ -46,7 +46,7 @@ describe("BrowserSession registration", () => {
     expect(reg.custom).toBe(true);
     const { __provider, ...inputs } = reg.args.inputs;
     expect(typeof __provider).toBe("string");
-    expect(inputs).toEqual({ ...ALL_ARGS, __seed: `${PROJECT}/${STACK}/full` });
+    expect(inputs).toEqual({ ...ALL_ARGS, __seed: `${PROJECT}/${STACK}/full`, __urn: await value(session.urn) });
   });
 
   it("resolves Output and Promise inputs before registering them", async () => {
@@ -62,12 +62,31 @@ describe("BrowserSession registration", () => {
     expect(inputs.readyTimeoutSeconds).toBe(30);
   });
 
-  it("sends only browser, the seed and the provider when the optional inputs are unset", async () => {
+  it("sends only browser, the seed, its URN and the provider when the optional inputs are unset", async () => {
     const session = new BrowserSession("minimal", { browser: "edge" });
     await value(session.urn);
     const { inputs } = engine.registration("minimal").args;
-    expect(Object.keys(inputs).sort()).toEqual(["__provider", "__seed", "browser"]);
+    expect(Object.keys(inputs).sort()).toEqual(["__provider", "__seed", "__urn", "browser"]);
     expect(inputs.__seed).toBe(`${PROJECT}/${STACK}/minimal`);
+  });
+
+  it("tells the provider its own URN, under a component parent too, without depending on parent or siblings", async () => {
+    class Review extends pulumi.ComponentResource {
+      readonly sessions: BrowserSession[];
+      constructor(name: string) {
+        super("test:index:Review", name);
+        this.sessions = ["a", "b"].map((b) => new BrowserSession(`${name}-${b}`, { browser: "chrome" }, { parent: this }));
+      }
+    }
+    const review = new Review("rev");
+    const top = new BrowserSession("top", { browser: "chrome" });
+    for (const s of [...review.sessions, top]) {
+      const urn = await value(s.urn);
+      const reg = engine.registration(urn.slice(urn.lastIndexOf("::") + 2));
+      expect(reg.args.inputs.__urn).toBe(urn);
+      expect(reg.dependencies).toEqual([]);
+    }
+    expect(await value(review.sessions[0]!.urn)).toBe(`urn:pulumi:${STACK}::${PROJECT}::test:index:Review$${TYPE}::rev-a`);
   });
 
   it("seeds each resource with its own project/stack/name", async () => {

@@ -23,6 +23,8 @@ export interface Registration {
   importId: string;
   deleteBeforeReplace: boolean;
   additionalSecretOutputs: string[];
+  /** URNs the resource depends on, as the engine is told. */
+  dependencies: string[];
   /** The serialised inputs on the wire, before the mock deserialises them (secrets keep their wrapper). */
   wireObject: Record<string, unknown>;
   /** The inputs as the mock's newResource received them. */
@@ -110,6 +112,7 @@ export function useMockEngine(setup: { config?: Record<string, string>; secretKe
         importId: req.getImportid(),
         deleteBeforeReplace: req.getDeletebeforereplace(),
         additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
+        dependencies: req.getDependenciesList(),
         wireObject: req.getObject()?.toJavaScript() ?? {},
       });
       return original(req, callback);
