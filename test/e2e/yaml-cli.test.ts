@@ -11,7 +11,7 @@ import { engineEnvironment } from "../../runner/environment";
  * examples/yaml-review as a user runs it: a copy of the example folder with the packed package installed
  * by npm, the plain `pulumi` CLI with the real YAML language host (`pulumi-language-yaml`) beside it, as a
  * full Pulumi install ships it, and the component plugin where the example's Pulumi.yaml declares it (the
- * installed package's `node_modules/.bin`) — no runner, no Automation API, nothing on PATH. The sequence
+ * installed package's `node_modules/.bin`, not on PATH) — no runner, no Automation API. The sequence
  * is Pulumi's own ProgramTest: up, preview and refresh without changes, destroy; the emulator's books say
  * what really ran.
  */
@@ -97,7 +97,7 @@ describe("examples/yaml-review with the plain pulumi CLI and pulumi-language-yam
     const { pulumiBin: givenPulumi, tarball } = inject("e2e");
     const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-yaml-"));
     const dir = path.join(base, "yaml-review");
-    const pulumiBin = pulumiInstall(path.join(base, "pulumi", "bin"), givenPulumi, languageHost);
+    let pulumiBin = givenPulumi;
     const emulator: Emulator = await startEmulator({ prepMs: 300 });
     let env: NodeJS.ProcessEnv = {};
     const pulumi = (args: string[], stdin = "") =>
@@ -123,6 +123,7 @@ describe("examples/yaml-review with the plain pulumi CLI and pulumi-language-yam
     };
 
     try {
+      pulumiBin = pulumiInstall(path.join(base, "pulumi", "bin"), givenPulumi, languageHost);
       // The example as it is in the repository (not a user's installed packages or stack files).
       fs.cpSync(example, dir, { recursive: true, filter: (src) => !/^(node_modules|Pulumi\..+\.yaml)$/.test(path.basename(src)) });
       // What the example's README asks for: its packages installed in its folder (here, from the packed tarball).
