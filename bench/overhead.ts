@@ -218,6 +218,17 @@ export async function runOverhead(o: OverheadOptions): Promise<OverheadResult> {
   };
 }
 
+/** What each point's schedule gives by computation (`bench/model.ts`) for the run's preparation times. */
+export function modelledPoints(r: OverheadResult): { strategy: string; prepMs: number; medianOverheadMs: number; statusCalls: number; waitMs: number }[] {
+  const schedules = new Map(r.strategies.map((s) => [s.name, s.schedule]));
+  return r.points.flatMap((p) => {
+    const schedule = schedules.get(p.strategy);
+    if (!schedule) return [];
+    const m = modelPoint(schedule, samplePrepTimes(p.prepMs, r.options.samples, r.options.spread));
+    return [{ strategy: p.strategy, prepMs: p.prepMs, medianOverheadMs: m.medianOverheadMs, statusCalls: m.statusCalls, waitMs: m.waitMs }];
+  });
+}
+
 export function scheduleText(s: PollSchedule): string {
   const first = s.firstDelayMs === undefined ? "" : `firstDelayMs: ${s.firstDelayMs}, `;
   return `{${first}minIntervalMs: ${s.minIntervalMs}, growth: ${s.growth}, maxIntervalMs: ${s.maxIntervalMs}}`;
@@ -242,11 +253,8 @@ export function printOverhead(r: OverheadResult, out: Printer): void {
   );
   out.say();
   const points = r.points;
-  const schedules = new Map(r.strategies.map((s) => [s.name, s.schedule]));
-  const modelled = (p: StrategyPoint) => {
-    const schedule = schedules.get(p.strategy);
-    return schedule ? modelPoint(schedule, samplePrepTimes(p.prepMs, o.samples, o.spread)) : undefined;
-  };
+  const model = modelledPoints(r);
+  const modelled = (p: StrategyPoint) => model.find((m) => m.strategy === p.strategy && m.prepMs === p.prepMs);
 
   const rows = points.map((p) => [
     `${p.prepMs / 1000}`,
@@ -289,8 +297,8 @@ export function printOverhead(r: OverheadResult, out: Printer): void {
     const calls = all.reduce((a, x) => a + x.statusCalls, 0);
     const waited = all.reduce((a, x) => a + x.waitMs, 0) / 1000;
     const overheadGoals = mine.filter((p) => p.medianOverheadMs <= overheadGoalMs(p.prepMs)).length;
-    const model = mine.map(modelled).filter((m) => m !== undefined);
-    const modelRate = model.reduce((a, m) => a + m.statusCalls, 0) / (model.reduce((a, m) => a + m.waitMs, 0) / 1000);
+    const computed = mine.map(modelled).filter((m) => m !== undefined);
+    const modelRate = computed.reduce((a, m) => a + m.statusCalls, 0) / (computed.reduce((a, m) => a + m.waitMs, 0) / 1000);
     return [
       s.name,
       `${calls}`,

@@ -23,7 +23,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { findPulumiBin } from "../runner";
 import type { PollSchedule } from "../provider/wait";
-import { OverheadResult, printOverhead, runOverhead } from "./overhead";
+import { OverheadResult, modelledPoints, printOverhead, runOverhead } from "./overhead";
 import { Printer } from "./report";
 import { ScaleResult, printScaleResult, runScale } from "./scale";
 
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(workRoot, "report.txt"), out.text());
   if (saved.overhead) {
     const data = path.join(workRoot, "overhead.json");
-    fs.writeFileSync(data, JSON.stringify({ machine: saved.machine, quick, ...saved.overhead }, null, 2));
+    fs.writeFileSync(data, JSON.stringify({ machine: saved.machine, quick, ...saved.overhead, model: modelledPoints(saved.overhead) }, null, 2));
     const chart = path.resolve(values.chart ?? (quick ? path.join(workRoot, "overhead.png") : path.join(root, "docs", "overhead.png")));
     const drawn = spawnSync("python3", [path.join(root, "bench", "chart.py"), data, chart], { stdio: ["ignore", "inherit", "inherit"] });
     if (drawn.status === 0) process.stderr.write(`bench: chart written to ${path.relative(process.cwd(), chart)}\n`);
