@@ -4,7 +4,8 @@
  *   npm run bench                          all three, full samples (about 5 minutes on 2 cores)
  *   npm run bench -- --quick               fewer samples and runs (about 2 minutes)
  *   npm run bench -- --only overhead       one of overhead, scale, memory (repeatable, or comma-separated)
- *   npm run bench -- --candidate 300,0.1,5000   also measure this poll schedule (minIntervalMs,growth,maxIntervalMs)
+ *   npm run bench -- --candidate 450,0.15,5000,225   also measure this poll schedule
+ *                                          (minIntervalMs,growth,maxIntervalMs[,firstDelayMs])
  *
  * Other options: --samples N (sessions per strategy and preparation time), --reps N (engine runs per
  * stack), --spread F (preparation times spread evenly over nominal ± F; default 0.1, 0 = all exactly
@@ -22,7 +23,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { findPulumiBin } from "../runner";
 import type { PollSchedule } from "../provider/wait";
-import { OverheadResult, printOverhead, runOverhead } from "./overhead";
+import { OverheadResult, modelledPoints, printOverhead, runOverhead } from "./overhead";
 import { Printer } from "./report";
 import { ScaleResult, printScaleResult, runScale } from "./scale";
 
@@ -33,10 +34,11 @@ type Kind = (typeof KINDS)[number];
 function parseCandidate(text: string | undefined): PollSchedule | undefined {
   if (!text) return undefined;
   const parts = text.split(",").map(Number);
-  if (parts.length !== 3 || parts.some((n) => !Number.isFinite(n) || n < 0)) {
-    throw new Error(`--candidate takes minIntervalMs,growth,maxIntervalMs, got "${text}"`);
+  if ((parts.length !== 3 && parts.length !== 4) || parts.some((n) => !Number.isFinite(n) || n < 0)) {
+    throw new Error(`--candidate takes minIntervalMs,growth,maxIntervalMs[,firstDelayMs], got "${text}"`);
   }
-  return { minIntervalMs: parts[0], growth: parts[1], maxIntervalMs: parts[2] };
+  const [minIntervalMs, growth, maxIntervalMs, firstDelayMs] = parts;
+  return { minIntervalMs, growth, maxIntervalMs, ...(firstDelayMs === undefined ? {} : { firstDelayMs }) };
 }
 
 function positiveInt(text: string | undefined, fallback: number, name: string): number {
@@ -107,7 +109,7 @@ async function main(): Promise<void> {
     },
   });
   if (values.help) {
-    process.stdout.write("usage: npm run bench -- [--quick] [--only overhead|scale|memory]... [--candidate min,growth,max]\n");
+    process.stdout.write("usage: npm run bench -- [--quick] [--only overhead|scale|memory]... [--candidate min,growth,max[,first]]\n");
     process.stdout.write("       [--samples N] [--reps N] [--spread F] [--parallel N] [--no-default-parallel] [--chart PATH]\n");
     process.stdout.write("       npm run bench -- --report .work/bench/results.json   (print a saved run's tables again)\n");
     return;
@@ -171,7 +173,7 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(workRoot, "report.txt"), out.text());
   if (saved.overhead) {
     const data = path.join(workRoot, "overhead.json");
-    fs.writeFileSync(data, JSON.stringify({ machine: saved.machine, quick, ...saved.overhead }, null, 2));
+    fs.writeFileSync(data, JSON.stringify({ machine: saved.machine, quick, ...saved.overhead, model: modelledPoints(saved.overhead) }, null, 2));
     const chart = path.resolve(values.chart ?? (quick ? path.join(workRoot, "overhead.png") : path.join(root, "docs", "overhead.png")));
     const drawn = spawnSync("python3", [path.join(root, "bench", "chart.py"), data, chart], { stdio: ["ignore", "inherit", "inherit"] });
     if (drawn.status === 0) process.stderr.write(`bench: chart written to ${path.relative(process.cwd(), chart)}\n`);

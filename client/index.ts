@@ -2,5 +2,5 @@ export * from "./client";
 export * from "./errors";
 export * from "./retry";
 export * from "./schemas";
-export { Transport, isLoopbackHost } from "./transport";
+export { Transport, defaultDispatcher, isLoopbackHost } from "./transport";
 export type { TransportOptions, AttemptEvent, Call } from "./transport";

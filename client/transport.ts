@@ -1,4 +1,4 @@
-import { Agent, Dispatcher, request } from "undici";
+import { Agent, Dispatcher, EnvHttpProxyAgent, request } from "undici";
 import type { z } from "zod";
 import { envelopeSchema } from "./schemas";
 import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError } from "./errors";
@@ -19,7 +19,7 @@ export interface TransportOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
   now?: () => number;
-  /** @default a keep-alive Agent owned by the transport */
+  /** @default `defaultDispatcher(baseUrl)`, owned by the transport */
   dispatcher?: Dispatcher;
   userAgent?: string;
 }
@@ -55,6 +55,26 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK.test(hostname);
 }
 
+/**
+ * The keep-alive dispatcher a transport uses unless it is given one. It goes through the proxy the
+ * environment names (`HTTPS_PROXY` for https, `HTTP_PROXY` for http, hosts in `NO_PROXY` excepted;
+ * lower-case names first, as undici reads them), so that CI runners that reach the internet only through
+ * a proxy work. A loopback base URL never goes through a proxy, whatever `NO_PROXY` says: the local
+ * emulator is not on the other side of any proxy, and traffic that carries the key must not leave the
+ * machine when the address says it stays on it. `options` reach undici (TLS settings, a resolver).
+ */
+export function defaultDispatcher(baseUrl: URL, options: EnvHttpProxyAgent.Options = {}): Dispatcher {
+  const agentOptions = { keepAliveTimeout: 10_000, connections: 16, ...options };
+  return isLoopbackHost(baseUrl.hostname) ? new Agent(agentOptions) : new EnvHttpProxyAgent(agentOptions);
+}
+
+/** Which variable names a proxy for this base URL, when one is set: named in network errors, never its value. */
+function proxyVariable(baseUrl: URL): string | undefined {
+  if (isLoopbackHost(baseUrl.hostname)) return undefined;
+  const names = baseUrl.protocol === "https:" ? ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"] : ["http_proxy", "HTTP_PROXY"];
+  return names.find((n) => process.env[n]);
+}
+
 const defaultSleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -82,6 +102,7 @@ export class Transport {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly userAgent: string;
+  private readonly proxyVariable?: string;
   /** Observers of attempts (tests, debug logging). */
   onAttempt?: (event: AttemptEvent) => void;
 
@@ -95,7 +116,8 @@ export class Transport {
     this.random = opts.random ?? Math.random;
     this.now = opts.now ?? Date.now;
     this.ownsDispatcher = !opts.dispatcher;
-    this.dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+    this.dispatcher = opts.dispatcher ?? defaultDispatcher(this.baseUrl);
+    this.proxyVariable = proxyVariable(this.baseUrl);
     this.userAgent = opts.userAgent ?? "pulumi-remote-browser";
   }
 
@@ -173,7 +195,7 @@ export class Transport {
       if (attemptTimeout.aborted && !overall.aborted) {
         throw new RemoteBrowserError("timeout", `no answer within ${this.attemptTimeoutMs} ms`, { ...ctx, cause: err });
       }
-      throw networkError(err, url, ctx);
+      throw networkError(err, url, ctx, this.proxyVariable);
     }
 
     let json: unknown;
@@ -274,14 +296,16 @@ function invalidAnswer(error: z.ZodError, httpStatus: number, ctx: ErrorContext)
   return new RemoteBrowserError("invalid_answer", `the answer does not match the API (${fields})`, { ...ctx, httpStatus });
 }
 
-function networkError(err: unknown, url: URL, ctx: ErrorContext): RemoteBrowserError {
+function networkError(err: unknown, url: URL, ctx: ErrorContext, proxyVariable?: string): RemoteBrowserError {
   const code = (err as { code?: string })?.code;
   const cause = (err as { cause?: { code?: string } })?.cause?.code;
   const what = code ?? cause ?? (err instanceof Error ? err.message : String(err));
   const hint =
     (code ?? cause) === "ECONNREFUSED" && isLoopbackHost(url.hostname)
       ? " (is the local emulator running? start it with `npm run emulator` or set remote-browser:baseUrl)"
-      : "";
+      : proxyVariable
+        ? ` (${proxyVariable} is set: unless NO_PROXY names ${url.hostname}, the call went through that proxy; check it)`
+        : "";
   return new RemoteBrowserError("network", `no answer from ${url.origin} (${what})${hint}`, { ...ctx, cause: err });
 }
 

@@ -70,9 +70,10 @@ describe("the packed package", () => {
     expect(manifest.dependencies?.["@pulumi/pulumi"]).toBeUndefined();
   });
 
-  it("ships the README and package.json, and nothing of the development tree", () => {
-    expect(files).toContain("README.md");
-    expect(files).toContain("package.json");
+  it("ships the README, the licence, the changelog, the security policy and package.json, and nothing of the development tree", () => {
+    for (const file of ["README.md", "LICENSE", "CHANGELOG.md", "SECURITY.md", "package.json"]) expect(files).toContain(file);
+    expect(manifest.license).toBe("Apache-2.0");
+    expect(fs.readFileSync(path.join(root, "LICENSE"), "utf8")).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004/);
     const dev = files.filter(
       (f) =>
         /^(test|bench|scripts|examples|engine|docs|\.work|\.github|\.ci|node_modules|coverage)\//.test(f) ||
