@@ -3,7 +3,6 @@ import {
   ENDED_STATES,
   ImagesAnswer,
   RemoteBrowserClient,
-  RemoteBrowserError,
   SessionEntry,
   V7AccountAnswer,
   isRemoteBrowserError,
@@ -25,6 +24,8 @@ import { generationKey, successorKey } from "./keys";
 import { createWhenCapacity } from "./capacity";
 import { engineWatcher } from "./liveness";
 import { PollSchedule, WaitOutcome, waitForRunning } from "./wait";
+import { assertSameOwner, ownerFingerprint } from "./owner";
+import { SessionKeptError } from "./errors";
 
 /** What the provider records for a session: every input, plus what the service said about it. */
 export interface SessionOutputs extends SessionInputs {
@@ -40,6 +41,8 @@ export interface SessionOutputs extends SessionInputs {
   apiVersion: "v8" | "v7";
   /** The idempotency key the session was started under. */
   __idempotencyKey?: string;
+  /** Fingerprint of the account and service that made the session (see owner.ts); absent in state of 0.1.0. */
+  owner?: string;
 }
 
 export interface ProviderDeps {
@@ -145,6 +148,8 @@ export class SessionProvider {
     const deadline = now() + timeoutMs;
     const request = apiRequest(inputs);
     const userKey = inputs.idempotencyKey;
+    // Known before any session starts: a key whose account cannot be read starts nothing.
+    const owner = await this.currentOwner();
     const baseKey = userKey ?? generationKey(inputs.__seed, undefined, inputs);
 
     for (let step = 0; step < MAX_KEY_STEPS; step++) {
@@ -178,6 +183,7 @@ export class SessionProvider {
         locationReason: answer.location_reason,
         apiVersion: "v8",
         __idempotencyKey: key,
+        owner,
       };
       let outcome: WaitOutcome;
       try {
@@ -253,16 +259,18 @@ export class SessionProvider {
     try {
       await this.api().removeSession(outs.vmId);
     } catch (err) {
-      const e = new Error(
-        `${why}; ending it failed as well (${errorText(err)}), so it is kept in the stack: run \`pulumi destroy\` or \`pulumi up\` again to end it`,
-      ) as Error & { id: string; properties: Record<string, unknown> };
       // The engine records a resource that was created but failed to initialise; the link stays out of it.
-      e.id = outs.vmId;
       const { shareUrl: _link, shareUrlPath: _path, ...kept } = outs;
-      // Outputs of a failed create are stored as they are given: the stored provider must be among them,
-      // or the later destroy could not load it.
-      e.properties = withoutNulls({ ...kept, status: "unknown", __provider: inputs.__provider } as unknown as Record<string, unknown>);
-      throw e;
+      throw new SessionKeptError(
+        `${why}; ending it failed as well (${errorText(err)}), so it is kept in the stack: run \`pulumi destroy\` or \`pulumi up\` again to end it`,
+        {
+          vmId: outs.vmId,
+          cause: err,
+          // Outputs of a failed create are stored as they are given: the stored provider must be among
+          // them, or the later destroy could not load it.
+          properties: withoutNulls({ ...kept, status: "unknown", __provider: inputs.__provider } as unknown as Record<string, unknown>),
+        },
+      );
     }
     throw new Error(`${why}; the session was ended`);
   }
@@ -274,8 +282,11 @@ export class SessionProvider {
   private async adopt(inputs: SessionInputs & Record<string, unknown>, vmId: string): Promise<{ id: string; outs: SessionOutputs }> {
     if (this.cfg().apiVersion === "v7") throw new Error(`importing ${vmId}: API version 7 has no status operation`);
     const client = this.api();
+    const owner = await this.currentOwner();
     const entry = await client.session(vmId);
-    if (!entry) throw new Error(`importing ${vmId}: the service knows no such session`);
+    if (!entry) {
+      throw new Error(`importing ${vmId}: the service knows no such session of the configured key's account (${owner})`);
+    }
     if (entry.status === "error" || ENDED_STATES.includes(entry.status)) {
       throw new Error(`importing ${vmId}: the session has ended (state "${entry.status}")`);
     }
@@ -283,7 +294,7 @@ export class SessionProvider {
     if (image && image.id !== inputs.browser) {
       throw new Error(`importing ${vmId}: it runs ${entry.name} (browser "${image.id}"), not browser "${inputs.browser}"`);
     }
-    const outs: SessionOutputs = { ...mirrorInputs(inputs), vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry) };
+    const outs: SessionOutputs = { ...mirrorInputs(inputs), vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner };
     if (entry.status === "running") return { id: vmId, outs };
     const timeoutMs = (inputs.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS) * 1000;
     const outcome = await waitForRunning({
@@ -301,6 +312,7 @@ export class SessionProvider {
 
   private async createV7(inputs: SessionInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }> {
     const { egress: _e, idempotencyKey: _k, ...rest } = apiRequest(inputs);
+    const owner = await this.currentOwner();
     const answer = await this.api().v7.createSession(rest as V7CreateRequest);
     await warn(
       `BrowserSession ${answer.vmId} was started with API version 7, which has no status or end operation: ` +
@@ -315,6 +327,7 @@ export class SessionProvider {
         shareUrlPath: answer.shareUrlPath,
         status: "starting",
         apiVersion: "v7",
+        owner,
       },
     };
   }
@@ -325,9 +338,14 @@ export class SessionProvider {
       await warn(`BrowserSession ${id}: API version 7 has no status operation; refresh keeps the recorded state`);
       return { id, props, inputs: inputsFrom(props) };
     }
+    // "Unknown" means gone only when the account and service that made the session are the ones asking.
+    const owner = await this.currentOwner();
+    assertSameOwner(id, props.owner, owner, "refreshing");
     const entry = await this.api().session(id);
     if (!entry || entry.status === "error" || ENDED_STATES.includes(entry.status)) return {};
-    const outs = withoutNulls({ ...props, ...fromEntry(entry) });
+    // A session recorded before fingerprints existed is the current account's, since it knows it: record
+    // that now (the one refresh after the upgrade shows this as a change of the session's outputs).
+    const outs = withoutNulls({ ...props, ...fromEntry(entry), owner });
     return { id, props: outs, inputs: inputsFrom(outs) };
   }
 
@@ -343,6 +361,15 @@ export class SessionProvider {
       return;
     }
     const client = this.api();
+    if (props.owner !== undefined) {
+      let owner: string;
+      try {
+        owner = await this.currentOwner();
+      } catch (err) {
+        throw keptInStack(id, err);
+      }
+      assertSameOwner(id, props.owner, owner, "ending");
+    }
     try {
       await client.removeSession(id);
     } catch (err) {
@@ -360,25 +387,34 @@ export class SessionProvider {
     }
   }
 
-  /** The key and the account's programmatic access, checked once per process before any session starts. */
-  private async checkAccount(): Promise<void> {
+  /** The fingerprint of the configured key's account and service (one account read per process). */
+  private async currentOwner(): Promise<string> {
+    const account = await this.account();
+    return ownerFingerprint(account.contact, this.cfg().baseUrl);
+  }
+
+  private async account(): Promise<AccountAnswer | V7AccountAnswer> {
     const cfg = this.cfg();
     if (!this.accountCheck) {
       const client = this.api();
       this.accountCheck = cfg.apiVersion === "v7" ? client.v7.account() : client.account();
     }
-    let account: AccountAnswer | V7AccountAnswer;
     try {
-      account = await this.accountCheck;
+      return await this.accountCheck;
     } catch (err) {
       this.accountCheck = undefined;
       if (isRemoteBrowserError(err) && err.code === "denied") {
         throw new Error(
-          `the service refused the API key (remote-browser:apiKey or REMOTE_BROWSER_API_KEY): ${err.serverMessage ?? err.message}`,
+          `the service refused the API key (remote-browser:apiKey or REMOTE_BROWSER_API_KEY) (denied): ${err.serverMessage ?? err.message}`,
         );
       }
       throw err;
     }
+  }
+
+  /** The key and the account's programmatic access, checked once per process before any session starts. */
+  private async checkAccount(): Promise<void> {
+    const account = await this.account();
     if (account.feature_programmatic_access === false) {
       throw new Error(
         "the account behind remote-browser:apiKey has no programmatic access: enable it in the account's settings",
@@ -470,8 +506,9 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function keptInStack(id: string, err: unknown): Error {
-  const e = new Error(`ending session ${id} failed, so it stays in the stack for a later destroy to retry: ${errorText(err)}`);
-  if (isRemoteBrowserError(err)) (e as Error & { cause?: RemoteBrowserError }).cause = err;
-  return e;
+function keptInStack(id: string, err: unknown): SessionKeptError {
+  return new SessionKeptError(`ending session ${id} failed, so it stays in the stack for a later destroy to retry: ${errorText(err)}`, {
+    vmId: id,
+    cause: err,
+  });
 }

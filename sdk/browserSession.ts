@@ -83,6 +83,11 @@ export class BrowserSession extends pulumi.dynamic.Resource {
   public readonly locationReason!: pulumi.Output<string | undefined>;
   /** API version the session was started with (`v8`, or `v7` which cannot wait, refresh or end). */
   public readonly apiVersion!: pulumi.Output<"v8" | "v7">;
+  /**
+   * Fingerprint of the account and service that made the session, `acct-<hash>@svc-<hash>` (not secret; no
+   * key in it). Refresh and destroy refuse to act on the session with the key of another account.
+   */
+  public readonly owner!: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: BrowserSessionArgs, opts?: pulumi.CustomResourceOptions) {
     // The engine's import reads a resource without its stored provider, which a dynamic provider cannot
@@ -116,6 +121,7 @@ export class BrowserSession extends pulumi.dynamic.Resource {
       locationReason: undefined,
       apiVersion: undefined,
       __idempotencyKey: undefined,
+      owner: undefined,
     };
     super(
       storedProvider,

@@ -62,7 +62,9 @@ describe("create", () => {
     };
     const { outs } = await t.provider({ deps: { sleep } }).create({ browser: "brave", __seed: SEED });
     expect(outs.status).toBe("running");
-    const log = t.requests().map((r) => r.operation);
+    // The account is read before the create, for the session's owner fingerprint.
+    const [account, ...log] = t.requests().map((r) => r.operation);
+    expect(account).toBe("account");
     expect(log[0]).toBe("create");
     expect(log.filter((op) => op === "create")).toHaveLength(1);
     const polls = t.requests("status");
