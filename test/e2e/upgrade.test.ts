@@ -24,6 +24,13 @@ async function sessionIds(stack: E2EStack): Promise<string[]> {
     .sort();
 }
 
+async function recordedOwners(stack: E2EStack): Promise<unknown[]> {
+  const exported = JSON.parse(await stack.exportState());
+  return (exported.deployment.resources ?? [])
+    .filter((r: { type: string }) => r.type === TYPE)
+    .map((r: { outputs: Record<string, unknown> }) => r.outputs.owner);
+}
+
 const active = (stack: E2EStack) =>
   stack.emulator.control
     .sessions()
@@ -56,8 +63,16 @@ it("refreshes, previews without changes, updates in place and destroys a stack r
       expect(await sessionIds(stack)).toEqual(vmIds);
 
       const config = { readyTimeoutSeconds: "120" };
-      await stack.run("refresh", { expectNoChanges: true });
+      // The first refresh records the account fingerprint that 0.1.0 did not (an update of each session's
+      // outputs); from then on refresh finds nothing to change.
+      const first = await stack.run("refresh");
+      expect(first.changes.delete ?? 0).toBe(0);
       expect(await sessionIds(stack)).toEqual(vmIds);
+      const owners = await recordedOwners(stack);
+      expect(owners).toHaveLength(3);
+      expect(new Set(owners).size).toBe(1);
+      expect(owners[0]).toMatch(/^acct-[0-9a-f]{12}@svc-[0-9a-f]{12}$/);
+      await stack.run("refresh", { expectNoChanges: true });
       await stack.run("preview", { config, expectNoChanges: true });
 
       const updated = await stack.run("up", { config: { readyTimeoutSeconds: "240" } });
