@@ -15,7 +15,7 @@
 const BRAND = Symbol.for("pulumi-remote-browser.ProviderError");
 
 export type ProviderErrorCode =
-  | "config" // the provider's settings are missing or malformed
+  | "configuration" // the provider's settings are missing or malformed (the client's code for the same)
   | "validation" // the resource's inputs break a rule (preview refuses them)
   | "key_refused" // the service refused the API key, or the account has no programmatic access
   | "stale_idempotency_key" // a key set by the user belongs to a session that has ended
@@ -78,7 +78,7 @@ function member<C extends ProviderErrorCode>(code: C, name: string) {
   return Member;
 }
 
-export const ConfigError = member("config", "ConfigError");
+export const ConfigError = member("configuration", "ConfigError");
 export type ConfigError = InstanceType<typeof ConfigError>;
 export const ValidationError = member("validation", "ValidationError");
 export type ValidationError = InstanceType<typeof ValidationError>;

@@ -25,7 +25,21 @@ import { createWhenCapacity } from "./capacity";
 import { engineWatcher } from "./liveness";
 import { PollSchedule, WaitOutcome, waitForRunning } from "./wait";
 import { assertSameOwner, ownerFingerprint } from "./owner";
-import { SessionKeptError } from "./errors";
+import {
+  EndedWhileStartingError,
+  EngineGoneError,
+  IdempotencyKeysExhaustedError,
+  ImportError,
+  KeyRefusedError,
+  LocationNotAppliedError,
+  NotRunningInTimeError,
+  PreparationFailedError,
+  ProviderError,
+  ProviderErrorContext,
+  SessionKeptError,
+  StaleIdempotencyKeyError,
+  StatusUnreadableError,
+} from "./errors";
 
 /** What the provider records for a session: every input, plus what the service said about it. */
 export interface SessionOutputs extends SessionInputs {
@@ -150,7 +164,7 @@ export class SessionProvider {
     const userKey = inputs.idempotencyKey;
     // Known before any session starts: a key whose account cannot be read starts nothing.
     const owner = await this.currentOwner();
-    const baseKey = userKey ?? generationKey(inputs.__seed, undefined, inputs);
+    const baseKey = userKey ?? generationKey(inputs.__seed, undefined, inputs, this.cfg().idempotencySecret);
 
     for (let step = 0; step < MAX_KEY_STEPS; step++) {
       const key = successorKey(baseKey, step);
@@ -201,21 +215,22 @@ export class SessionProvider {
       } catch (err) {
         // The session exists but its status could not be read: thrown as is, the engine would forget it.
         if (!this.engineAlive()) throw err;
-        return this.failAndRemove(inputs, outs, `waiting for session ${vmId} to run failed: ${errorText(err)}`);
+        return this.failAndRemove(inputs, outs, StatusUnreadableError, `waiting for session ${vmId} to run failed: ${errorText(err)}`);
       }
       if (isStaleReplay(outcome, answeredAt)) {
         // The key's first answer was a session of an earlier generation that has ended since.
         if (userKey) {
-          throw new Error(
+          throw new StaleIdempotencyKeyError(
             `idempotencyKey "${userKey}" belongs to session ${vmId}, which has ended (${describe(outcome)}); ` +
               "set a new idempotencyKey to start a new session",
+            { vmId },
           );
         }
         continue;
       }
       return this.settle(inputs, outs, outcome, timeoutMs);
     }
-    throw new Error(`no fresh idempotency key found after ${MAX_KEY_STEPS} ended sessions of this resource`);
+    throw new IdempotencyKeysExhaustedError(`no fresh idempotency key found after ${MAX_KEY_STEPS} ended sessions of this resource`);
   }
 
   /** Turns the wait's outcome into a created session, or into an error with no session left behind. */
@@ -231,31 +246,37 @@ export class SessionProvider {
         const running = { ...outs, ...fromEntry(outcome.entry) };
         if (running.locationApplied === false) {
           const why = `session ${vmId} started on the default connection: no free exit in "${inputs.country}" (${running.locationReason ?? "unavailable"})`;
-          if (inputs.requireLocation) return this.failAndRemove(inputs, running, `${why}, and requireLocation is set`);
+          if (inputs.requireLocation) return this.failAndRemove(inputs, running, LocationNotAppliedError, `${why}, and requireLocation is set`);
           await warn(`BrowserSession ${why}; set requireLocation to fail instead`);
         }
         return { id: vmId, outs: running };
       }
       case "failed":
-        return this.failAndRemove(inputs, outs, `session ${vmId} could not start: its preparation ended in state "error"`);
+        return this.failAndRemove(inputs, outs, PreparationFailedError, `session ${vmId} could not start: its preparation ended in state "error"`);
       case "ended":
-        throw new Error(`session ${vmId} ended (state "${outcome.entry.status}") before it was running`);
+        throw new EndedWhileStartingError(`session ${vmId} ended (state "${outcome.entry.status}") before it was running`, { vmId });
       case "unknown":
-        throw new Error(`session ${vmId} was accepted but the service no longer knows it`);
+        throw new EndedWhileStartingError(`session ${vmId} was accepted but the service no longer knows it`, { vmId });
       case "timeout":
         return this.failAndRemove(
           inputs,
           outs,
+          NotRunningInTimeError,
           `session ${vmId} was not running after ${timeoutMs / 1000} s (last state "${outcome.last ?? "unknown"}"); raise readyTimeoutSeconds if preparation is slow`,
         );
       case "engine-gone":
         // Leave the session alone: the next `pulumi up` adopts it through the same idempotency key.
-        throw new Error(`the engine went away while session ${vmId} was starting; leaving it for the next update`);
+        throw new EngineGoneError(`the engine went away while session ${vmId} was starting; leaving it for the next update`, { vmId });
     }
   }
 
   /** Ends a session that cannot be handed over, then fails; if ending fails too, the engine keeps the id. */
-  private async failAndRemove(inputs: Record<string, unknown>, outs: SessionOutputs, why: string): Promise<never> {
+  private async failAndRemove(
+    inputs: Record<string, unknown>,
+    outs: SessionOutputs,
+    Failure: new (message: string, ctx?: ProviderErrorContext) => ProviderError,
+    why: string,
+  ): Promise<never> {
     try {
       await this.api().removeSession(outs.vmId);
     } catch (err) {
@@ -272,7 +293,7 @@ export class SessionProvider {
         },
       );
     }
-    throw new Error(`${why}; the session was ended`);
+    throw new Failure(`${why}; the session was ended`, { vmId: outs.vmId });
   }
 
   /**
@@ -280,19 +301,19 @@ export class SessionProvider {
    * browser and start time but not its share link, so an adopted session has no shareUrl.
    */
   private async adopt(inputs: SessionInputs & Record<string, unknown>, vmId: string): Promise<{ id: string; outs: SessionOutputs }> {
-    if (this.cfg().apiVersion === "v7") throw new Error(`importing ${vmId}: API version 7 has no status operation`);
+    if (this.cfg().apiVersion === "v7") throw new ImportError(`importing ${vmId}: API version 7 has no status operation`, { vmId });
     const client = this.api();
     const owner = await this.currentOwner();
     const entry = await client.session(vmId);
     if (!entry) {
-      throw new Error(`importing ${vmId}: the service knows no such session of the configured key's account (${owner})`);
+      throw new ImportError(`importing ${vmId}: the service knows no such session of the configured key's account (${owner})`, { vmId });
     }
     if (entry.status === "error" || ENDED_STATES.includes(entry.status)) {
-      throw new Error(`importing ${vmId}: the session has ended (state "${entry.status}")`);
+      throw new ImportError(`importing ${vmId}: the session has ended (state "${entry.status}")`, { vmId });
     }
     const image = (await this.images()).images.find((i) => i.name === entry.name);
     if (image && image.id !== inputs.browser) {
-      throw new Error(`importing ${vmId}: it runs ${entry.name} (browser "${image.id}"), not browser "${inputs.browser}"`);
+      throw new ImportError(`importing ${vmId}: it runs ${entry.name} (browser "${image.id}"), not browser "${inputs.browser}"`, { vmId });
     }
     const outs: SessionOutputs = { ...mirrorInputs(inputs), vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner };
     if (entry.status === "running") return { id: vmId, outs };
@@ -306,7 +327,7 @@ export class SessionProvider {
       now: this.deps.now,
       engineAlive: this.engineAlive,
     });
-    if (outcome.kind !== "running") throw new Error(`importing ${vmId}: it did not reach running (${describe(outcome)})`);
+    if (outcome.kind !== "running") throw new ImportError(`importing ${vmId}: it did not reach running (${describe(outcome)})`, { vmId });
     return { id: vmId, outs: { ...outs, ...fromEntry(outcome.entry) } };
   }
 
@@ -404,7 +425,7 @@ export class SessionProvider {
     } catch (err) {
       this.accountCheck = undefined;
       if (isRemoteBrowserError(err) && err.code === "denied") {
-        throw new Error(
+        throw new KeyRefusedError(
           `the service refused the API key (remote-browser:apiKey or REMOTE_BROWSER_API_KEY) (denied): ${err.serverMessage ?? err.message}`,
         );
       }
@@ -416,7 +437,7 @@ export class SessionProvider {
   private async checkAccount(): Promise<void> {
     const account = await this.account();
     if (account.feature_programmatic_access === false) {
-      throw new Error(
+      throw new KeyRefusedError(
         "the account behind remote-browser:apiKey has no programmatic access: enable it in the account's settings",
       );
     }

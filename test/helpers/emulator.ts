@@ -52,6 +52,8 @@ export interface ProviderSetup {
   /** @default the emulator's v8 base URL (the v7 one when apiVersion is v7) */
   baseUrl?: string;
   apiVersion?: "v8" | "v7";
+  /** Further settings of the `remote-browser` namespace, e.g. `idempotencySecret`. */
+  settings?: Record<string, string>;
   /** Overrides of the provider's injected dependencies. */
   deps?: Partial<ProviderDeps>;
   /** Options of the clients the provider builds (timeouts, retry policy). */
@@ -104,6 +106,7 @@ export function useEmulator(opts: EmulatorOptions = {}): TestEnv {
           apiKey: setup.apiKey === null ? undefined : (setup.apiKey ?? emu.apiKey),
           baseUrl: setup.baseUrl ?? (apiVersion === "v7" ? emu.v7BaseUrl : emu.apiBaseUrl),
           apiVersion,
+          ...setup.settings,
         };
         const provider = new SessionProvider({
           clientFor: (cfg) => client({ ...setup.client, baseUrl: cfg.baseUrl, apiKey: cfg.apiKey }),
