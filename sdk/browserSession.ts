@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { storedProvider } from "./storedProvider";
+import { warnAboutPlainSecrets } from "./configWarnings";
 
 /** Viewer languages of a share link. */
 export type ShareLanguage = "en" | "de" | "fr" | "es" | "it" | "pt" | "ja";
@@ -93,6 +94,7 @@ export class BrowserSession extends pulumi.dynamic.Resource {
     // The engine's import reads a resource without its stored provider, which a dynamic provider cannot
     // serve. So `import: <vmId>` becomes an adoption: create takes over the running session instead of
     // starting one.
+    warnAboutPlainSecrets();
     const adopt = opts?.import;
     if (adopt !== undefined) opts = { ...opts, import: undefined };
     const props = {

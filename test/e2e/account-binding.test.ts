@@ -50,3 +50,11 @@ it("keeps a session in the stack when the stack is switched to another account's
     expect(stack.emulator.control.books().neverEnded).toBe(0);
   });
 });
+
+it("warns when the API key is set as plain (non-secret) stack config", async () => {
+  await withStack("sessions.js", async (stack) => {
+    const up = await stack.run("up", { apiKey: null, config: { "remote-browser:apiKey": stack.emulator.apiKey } });
+    expect(up.stdout + up.stderr).toContain("remote-browser:apiKey is set as plain (non-secret) stack config");
+    expect(up.stdout + up.stderr).toContain("pulumi config set --secret remote-browser:apiKey");
+  });
+});
