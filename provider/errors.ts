@@ -16,7 +16,6 @@ const BRAND = Symbol.for("pulumi-remote-browser.ProviderError");
 
 export type ProviderErrorCode =
   | "configuration" // the provider's settings are missing or malformed (the client's code for the same)
-  | "validation" // the resource's inputs break a rule (preview refuses them)
   | "key_refused" // the service refused the API key, or the account has no programmatic access
   | "stale_idempotency_key" // a key set by the user belongs to a session that has ended
   | "idempotency_keys_exhausted" // every key of the derived chain belongs to an ended session
@@ -28,8 +27,7 @@ export type ProviderErrorCode =
   | "kept_in_stack" // a failure left a session that the stack keeps, for a later destroy to end
   | "engine_gone" // the engine went away; the provider stops acting
   | "account_mismatch" // the session belongs to another account or service than the configured key's
-  | "import_failed" // the session named by the `import` option cannot be taken over
-  | "no_capacity"; // the capacity wait ended without a free running slot
+  | "import_failed"; // the session named by the `import` option cannot be taken over
 
 export interface ProviderErrorContext {
   /** The session concerned, when there is one. */
@@ -43,7 +41,9 @@ export abstract class ProviderError extends Error {
   readonly vmId?: string;
 
   constructor(message: string, ctx: ProviderErrorContext = {}) {
-    super(message, ctx.cause === undefined ? undefined : { cause: ctx.cause });
+    super(message);
+    // Not through Error's options argument: the language host's ts-node compiles these sources for ES2020.
+    if (ctx.cause !== undefined) Object.defineProperty(this, "cause", { value: ctx.cause, writable: true, configurable: true });
     if (ctx.vmId !== undefined) this.vmId = ctx.vmId;
   }
 
@@ -80,8 +80,6 @@ function member<C extends ProviderErrorCode>(code: C, name: string) {
 
 export const ConfigError = member("configuration", "ConfigError");
 export type ConfigError = InstanceType<typeof ConfigError>;
-export const ValidationError = member("validation", "ValidationError");
-export type ValidationError = InstanceType<typeof ValidationError>;
 export const KeyRefusedError = member("key_refused", "KeyRefusedError");
 export type KeyRefusedError = InstanceType<typeof KeyRefusedError>;
 export const StaleIdempotencyKeyError = member("stale_idempotency_key", "StaleIdempotencyKeyError");
@@ -102,8 +100,6 @@ export const EngineGoneError = member("engine_gone", "EngineGoneError");
 export type EngineGoneError = InstanceType<typeof EngineGoneError>;
 export const ImportError = member("import_failed", "ImportError");
 export type ImportError = InstanceType<typeof ImportError>;
-export const NoCapacityError = member("no_capacity", "NoCapacityError");
-export type NoCapacityError = InstanceType<typeof NoCapacityError>;
 
 /** A session bound to one account and service, asked about with the key of another (see owner.ts). */
 export class AccountMismatchError extends ProviderError {

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomUUID } from "node:crypto";
-import { API_INPUTS } from "./inputs";
+import { API_INPUTS } from "./fields";
 
 /**
  * Idempotency keys. A key must be the same for every attempt to create one generation of a resource --

@@ -1,6 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { storedProvider } from "./storedProvider";
 import { warnAboutPlainSecrets } from "./configWarnings";
+import { INPUTS, OUTPUTS, SECRET_OUTPUTS } from "../provider/fields";
+import type { InputName, OutputName } from "../provider/fields";
 
 /** Viewer languages of a share link. */
 export type ShareLanguage = "en" | "de" | "fr" | "es" | "it" | "pt" | "ja";
@@ -43,7 +45,15 @@ export interface BrowserSessionArgs {
   waitForCapacitySeconds?: pulumi.Input<number>;
 }
 
-const SECRET_OUTPUTS = ["shareUrl", "shareUrlPath", "__idempotencyKey"];
+/**
+ * The args and outputs above are written out for their docs; they must name exactly the fields of the
+ * provider's field table (provider/fields.ts), which this checks when the package is compiled.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const argsMatchFields: Same<keyof BrowserSessionArgs, InputName> = true;
+const outputsMatchFields: Same<Exclude<keyof BrowserSession, keyof pulumi.dynamic.Resource>, InputName | Exclude<OutputName, "__idempotencyKey">> = true;
+void argsMatchFields;
+void outputsMatchFields;
 
 /**
  * A remote browser session. `pulumi up` starts it and waits until it is running; `pulumi destroy` ends it.
@@ -97,40 +107,18 @@ export class BrowserSession extends pulumi.dynamic.Resource {
     warnAboutPlainSecrets();
     const adopt = opts?.import;
     if (adopt !== undefined) opts = { ...opts, import: undefined };
-    const props = {
-      browser: args?.browser,
-      url: args?.url,
-      language: args?.language,
-      layout: args?.layout,
-      country: args?.country,
-      egress: args?.egress,
-      shareLanguage: args?.shareLanguage,
-      callbackUrl: args?.callbackUrl,
-      idempotencyKey: args?.idempotencyKey,
-      readyTimeoutSeconds: args?.readyTimeoutSeconds,
-      requireLocation: args?.requireLocation,
-      waitForCapacitySeconds: args?.waitForCapacitySeconds,
-      // The resource's identity in its stack: the seed of its idempotency keys.
-      __seed: `${pulumi.getProject()}/${pulumi.getStack()}/${name}`,
-      __adoptVmId: adopt,
-      vmId: undefined,
-      shareUrl: undefined,
-      shareUrlPath: undefined,
-      status: undefined,
-      browserName: undefined,
-      created: undefined,
-      locationApplied: undefined,
-      locationReason: undefined,
-      apiVersion: undefined,
-      __idempotencyKey: undefined,
-      owner: undefined,
-    };
+    const props: Record<string, unknown> = {};
+    for (const field of Object.keys(INPUTS) as InputName[]) props[field] = args?.[field];
+    // The resource's identity in its stack: the seed of its idempotency keys.
+    props.__seed = `${pulumi.getProject()}/${pulumi.getStack()}/${name}`;
+    props.__adoptVmId = adopt;
+    for (const field of Object.keys(OUTPUTS)) props[field] = undefined;
     super(
       storedProvider,
       name,
       props,
       pulumi.mergeOptions(opts, {
-        additionalSecretOutputs: SECRET_OUTPUTS,
+        additionalSecretOutputs: [...SECRET_OUTPUTS],
         // End the old session before starting its replacement: a plan with a running limit of 1 can
         // still change a session (see the README on replacement).
         deleteBeforeReplace: true,

@@ -11,6 +11,7 @@ import type { ProviderDeps } from "../../provider/session";
 import { SessionProvider } from "../../provider/session";
 import { setWarningSink } from "../../provider/diagnostics";
 import type { PollSchedule } from "../../provider/wait";
+import type { Clock } from "../../provider/clock";
 
 /** Preparation time of sessions in these tests: long enough to be seen `starting`, short enough not to wait. */
 export const TEST_PREP_MS = 40;
@@ -33,7 +34,7 @@ export function recordingSleep(): { delays: number[]; sleep: (ms: number) => Pro
 }
 
 /** A clock that only moves when something sleeps on it: waits of any length take no real time. */
-export function virtualClock(start = Date.now()): { now: () => number; sleep: (ms: number) => Promise<void>; slept: number[] } {
+export function virtualClock(start = Date.now()): Clock & { slept: number[] } {
   let t = start;
   const slept: number[] = [];
   return {
@@ -43,6 +44,7 @@ export function virtualClock(start = Date.now()): { now: () => number; sleep: (m
       slept.push(ms);
       t += ms;
     },
+    random: () => 0.5,
   };
 }
 

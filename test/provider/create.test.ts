@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { generationKey } from "../../provider/keys";
+import { systemClock } from "../../provider/clock";
 import { thrown, useEmulator, virtualClock } from "../helpers/emulator";
 
 const t = useEmulator();
@@ -60,7 +61,7 @@ describe("create", () => {
       if (++waits === 3) t.emu.control.preparation({ paused: false });
       await new Promise((r) => setTimeout(r, ms));
     };
-    const { outs } = await t.provider({ deps: { sleep } }).create({ browser: "brave", __seed: SEED });
+    const { outs } = await t.provider({ deps: { clock: { ...systemClock, sleep } } }).create({ browser: "brave", __seed: SEED });
     expect(outs.status).toBe("running");
     // The account is read before the create, for the session's owner fingerprint.
     const [account, ...log] = t.requests().map((r) => r.operation);
@@ -88,7 +89,7 @@ describe("create when the session cannot be handed over", () => {
   it("ends the session when it is not running within readyTimeoutSeconds", async () => {
     t.emu.control.preparation({ paused: true });
     const clock = virtualClock();
-    const provider = t.provider({ deps: { now: clock.now, sleep: clock.sleep } });
+    const provider = t.provider({ deps: { clock } });
     const err = await thrown(() => provider.create({ browser: "chrome", readyTimeoutSeconds: 0.2, __seed: SEED }));
     const [session] = t.emu.control.sessions();
     expect(err.message).toContain(`session ${session!.vmId} was not running after 0.2 s`);
@@ -190,7 +191,7 @@ describe("create when the session cannot be handed over", () => {
     t.emu.control.preparation({ paused: true });
     t.emu.control.fault({ operation: "remove", kind: "error", count: 50 });
     const clock = virtualClock();
-    const provider = t.provider({ deps: { now: clock.now, sleep: clock.sleep } });
+    const provider = t.provider({ deps: { clock } });
     const err = await thrown(() => provider.create({ browser: "chrome", readyTimeoutSeconds: 0.1, __seed: SEED, __provider: "p" }));
     const [session] = t.emu.control.sessions();
     expect(err.id).toBe(session!.vmId);
