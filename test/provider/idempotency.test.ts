@@ -56,6 +56,7 @@ describe("create after an interrupted update", () => {
     const killed = t.provider({ deps: { engineAlive: () => t.emu.control.books().createCalls === 0 } });
     const err = await thrown(() => killed.create({ ...INPUTS }));
     const [session] = t.emu.control.sessions();
+    expect(err.code).toBe("engine_gone");
     expect(err.message).toContain(`engine went away while session ${session!.vmId} was starting`);
     expect(t.requests("remove")).toHaveLength(0);
     await eventually(() => t.emu.control.sessions()[0]!.status === "running");
@@ -137,8 +138,9 @@ describe("create again after the resource's earlier session ended", () => {
     ageSession(first.id);
 
     const err = await thrown(() => provider.create(inputs));
+    expect(err.code).toBe("stale_idempotency_key");
+    expect(err.vmId).toBe(first.id);
     expect(err.message).toContain('idempotencyKey "release-2025-01" belongs to session');
-    expect(err.message).toContain(first.id);
     expect(err.message).toContain("set a new idempotencyKey");
     expect(t.emu.control.books().started).toBe(1);
     expect(t.emu.control.books().neverEnded).toBe(0);
