@@ -45,7 +45,10 @@ export class RemoteBrowserError extends Error {
   readonly retryAfterMs?: number;
 
   constructor(code: ErrorCode, summary: string, ctx: ErrorContext) {
-    super(composeMessage(summary, ctx), ctx.cause === undefined ? undefined : { cause: ctx.cause });
+    super(composeMessage(summary, ctx));
+    // Set here rather than through Error's options argument: that needs the ES2022 library, and the
+    // package's sources are also compiled by the language host's ts-node, which targets ES2020.
+    if (ctx.cause !== undefined) Object.defineProperty(this, "cause", { value: ctx.cause, writable: true, configurable: true });
     this.name = "RemoteBrowserError";
     this.code = code;
     this.operation = ctx.operation;

@@ -1,6 +1,14 @@
 import { ComponentProvider } from "@pulumi/pulumi/provider/experimental";
 import type { ComponentResourceConstructor } from "@pulumi/pulumi/provider/experimental";
-import { ReviewSessions } from "./reviewSessions";
+import { OUTPUTS } from "../provider/fields";
+import { REVIEW_SESSIONS_OUTPUTS, ReviewSessions } from "./reviewSessions";
+
+/** The outputs of a component that map secret BrowserSession outputs. */
+function secretOf(outputs: Record<string, keyof typeof OUTPUTS>): string[] {
+  return Object.entries(outputs)
+    .filter(([, field]) => (OUTPUTS[field] as { secret?: boolean }).secret === true)
+    .map(([name]) => name);
+}
 
 /** The Pulumi package name of the components: resource types are `remote-browser:index:<Component>`. */
 export const PACKAGE_NAME = "remote-browser";
@@ -10,7 +18,7 @@ export const PACKAGE_NAME = "remote-browser";
  * the package's entry point (`index.ts`), where the schema analyzer looks for it.
  */
 export const COMPONENTS: ReadonlyArray<{ component: ComponentResourceConstructor; secretOutputs: readonly string[] }> = [
-  { component: ReviewSessions, secretOutputs: ["shareUrls"] },
+  { component: ReviewSessions, secretOutputs: secretOf(REVIEW_SESSIONS_OUTPUTS) },
 ];
 
 /** The parts of a Pulumi package schema this package reads or writes. */

@@ -20,6 +20,12 @@ export const ShareLanguage = {
 } as const;
 export type ShareLanguage = (typeof ShareLanguage)[keyof typeof ShareLanguage];
 
+/**
+ * Each output of ReviewSessions is a map, by browser id, of one BrowserSession output: whether it is
+ * secret follows from that field's declaration (provider/fields.ts), in the schema as in the outputs.
+ */
+export const REVIEW_SESSIONS_OUTPUTS = { sessionIds: "vmId", shareUrls: "shareUrl", browserNames: "browserName" } as const;
+
 /** The inputs of a ReviewSessions component. */
 export interface ReviewSessionsArgs {
   /** Browser image ids, one session each, e.g. `["chrome", "firefox"]`; each must be an enabled image. Known when the program runs (not an output of another resource). */
@@ -74,10 +80,10 @@ export class ReviewSessions extends pulumi.ComponentResource {
       pulumi
         .all(sessions.map(([browser, s]) => pick(s).apply((v) => [browser, v] as const)))
         .apply((entries) => Object.fromEntries(entries.filter((e): e is readonly [string, string] => typeof e[1] === "string")));
-    this.sessionIds = mapOf((s) => s.vmId);
+    this.sessionIds = mapOf((s) => s[REVIEW_SESSIONS_OUTPUTS.sessionIds]);
     // Secret already (BrowserSession's share links are); also secret when empty, so it never shows.
     this.shareUrls = pulumi.secret(mapOf((s) => s.shareUrl));
-    this.browserNames = mapOf((s) => s.browserName);
+    this.browserNames = mapOf((s) => s[REVIEW_SESSIONS_OUTPUTS.browserNames]);
     this.registerOutputs({ sessionIds: this.sessionIds, shareUrls: this.shareUrls, browserNames: this.browserNames });
   }
 }

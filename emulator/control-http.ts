@@ -17,6 +17,7 @@ const ok = { status: "ok" };
 
 const ROUTES: ControlRoute[] = [
   { method: "GET", pattern: /^\/sessions$/, run: (c) => ({ sessions: c.sessions() }) },
+  { method: "POST", pattern: /^\/sessions$/, run: (c, body) => ({ session: c.seedSession(body as never) }) },
   { method: "GET", pattern: /^\/books$/, run: (c) => c.books() },
   { method: "GET", pattern: /^\/requests$/, run: (c) => c.requests() },
   { method: "DELETE", pattern: /^\/requests$/, run: (c) => (c.clearRequests(), ok) },

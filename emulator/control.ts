@@ -1,13 +1,14 @@
 import type { AccountSpec } from "./accounts";
 import { parseAccountSpec } from "./accounts";
-import { isKnownLocation } from "./catalog";
+import { findImage, isKnownLocation } from "./catalog";
 import type { BookCounters, RequestLogEntry } from "./books";
 import type { ActiveFault, FaultSpec } from "./faults";
 import { parseFaultSpec } from "./faults";
 import type { PreparationControl, Session } from "./sessions";
+import { VM_ID_PREFIX } from "./sessions";
 import type { EmulatorState } from "./state";
-import type { ApiVersion, SessionStatus } from "./types";
-import { SESSION_STATUSES } from "./types";
+import type { ApiVersion, SessionStatus, ShareLocale } from "./types";
+import { SESSION_STATUSES, isShareLocale } from "./types";
 
 /** A session's true state, unmasked. The API key is never shown: `accountId` names the owner. */
 export interface SessionView {
@@ -34,6 +35,30 @@ export interface SessionView {
   exitCode: string | null;
   apiVersion: ApiVersion;
   residentialBytes: number;
+}
+
+/** A session to put back as it was recorded: what the control surface accepts to seed one. */
+export interface SessionSeed {
+  vmId: string;
+  /** The owning account. @default the default account */
+  accountId?: string;
+  /** `starting` or `running`. @default "running" */
+  status?: SessionStatus;
+  browser: string;
+  url?: string | null;
+  language?: string;
+  layout?: string;
+  country?: string | null;
+  egress?: string | null;
+  shareLanguage?: string;
+  callbackUrl?: string | null;
+  /** The share link's id: the part after `?`. */
+  linkId: string;
+  idempotencyKey?: string | null;
+  /** ISO 8601. @default now */
+  created?: string;
+  locationApplied?: boolean;
+  apiVersion?: ApiVersion;
 }
 
 export interface SettingsChange {
@@ -92,6 +117,8 @@ export interface EmulatorControl {
   /** Moves a session's creation time (ISO 8601), e.g. into the previous cycle or beyond the last month. */
   setCreated(vmId: string, created: string): SessionView;
   addAccount(spec: AccountSpec): { accountId: string };
+  /** Puts back a session recorded elsewhere (e.g. in a stack's exported state), with its vmId and share link. */
+  seedSession(seed: SessionSeed): SessionView;
   /** Clears sessions, logs, faults, counters and idempotency keys; restores start settings; keeps accounts. */
   reset(): void;
 }
@@ -160,6 +187,21 @@ function checkSettings(change: unknown): SettingsChange {
     }
   }
   return c as SettingsChange;
+}
+
+function checkSeed(seed: unknown): SessionSeed {
+  if (typeof seed !== "object" || seed === null || Array.isArray(seed)) throw invalid("body must be a JSON object");
+  const s = seed as Record<string, unknown>;
+  if (typeof s.vmId !== "string" || !s.vmId.startsWith(VM_ID_PREFIX)) throw invalid(`vmId: must be a string starting with ${VM_ID_PREFIX}`);
+  if (typeof s.linkId !== "string" || !/^[\w-]{8,}$/.test(s.linkId)) throw invalid("linkId: must be a share link id (8 or more word characters)");
+  if (typeof s.browser !== "string" || !findImage(s.browser)) throw invalid("browser: must be a browser image id");
+  if (s.status !== undefined && s.status !== "starting" && s.status !== "running") throw invalid("status: must be starting or running");
+  if (s.shareLanguage !== undefined && !isShareLocale(s.shareLanguage as string)) throw invalid("shareLanguage: not a share locale");
+  if (s.created !== undefined && (typeof s.created !== "string" || Number.isNaN(Date.parse(s.created)))) {
+    throw invalid("created: must be an ISO 8601 timestamp");
+  }
+  if (s.apiVersion !== undefined && s.apiVersion !== "v8" && s.apiVersion !== "v7") throw invalid("apiVersion: must be v8 or v7");
+  return s as unknown as SessionSeed;
 }
 
 export function createControl(state: EmulatorState): EmulatorControl {
@@ -242,6 +284,41 @@ export function createControl(state: EmulatorState): EmulatorControl {
       if (typeof parsed === "string") throw invalid(parsed);
       if (state.accounts.byApiKey(parsed.apiKey)) throw invalid("apiKey: an account with this key already exists");
       return { accountId: state.accounts.add(parsed).id };
+    },
+    seedSession(seed) {
+      const s = checkSeed(seed);
+      if (state.sessions.get(s.vmId)) throw invalid(`vmId: session ${s.vmId} exists already`);
+      const account = s.accountId === undefined ? state.defaultAccount : state.accounts.get(s.accountId);
+      if (!account) throw new EmulatorControlError(`unknown account ${s.accountId}`, "EMULATOR_CONTROL_NOT_FOUND");
+      const image = findImage(s.browser);
+      const country = s.country ?? null;
+      const locationApplied = s.locationApplied ?? true;
+      const session = state.sessions.restore(
+        {
+          vmId: s.vmId,
+          accountId: account.id,
+          poolIndex: 0,
+          apiVersion: s.apiVersion ?? "v8",
+          browser: s.browser,
+          browserName: image?.name ?? s.browser,
+          url: s.url ?? null,
+          language: s.language ?? "en",
+          layout: s.layout ?? "us",
+          country,
+          egress: s.egress ?? null,
+          shareLanguage: (s.shareLanguage ?? "en") as ShareLocale,
+          callbackUrl: s.callbackUrl ?? null,
+          linkId: s.linkId,
+          idempotencyKey: s.idempotencyKey ?? null,
+          created: s.created === undefined ? Date.now() : Date.parse(s.created),
+          locationRequested: country !== null,
+          locationApplied,
+          locationReason: locationApplied ? null : "unavailable",
+          exitCode: null,
+        },
+        s.status ?? "running",
+      );
+      return sessionView(session);
     },
     reset: () => state.reset(),
   };

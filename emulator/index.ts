@@ -10,7 +10,7 @@ import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PREP_MS, DEFAULT_RESIDENTIAL_BYTES_PER_
 import { EmulatorState } from "./state";
 import { DEFAULT_RESIDENTIAL_MB } from "./accounts";
 
-export type { EmulatorControl, PreparationChange, SessionView, SettingsChange, SettingsView } from "./control";
+export type { EmulatorControl, PreparationChange, SessionSeed, SessionView, SettingsChange, SettingsView } from "./control";
 export { EmulatorControlError } from "./control";
 export type { AccountSpec, V7Plan } from "./accounts";
 export type { BookCounters, RequestLogEntry } from "./books";

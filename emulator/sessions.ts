@@ -100,6 +100,29 @@ export class Sessions {
     return session;
   }
 
+  /**
+   * Puts back a session recorded elsewhere (a stack's state from an earlier run), as it was: no
+   * preparation is scheduled for one that is already running.
+   */
+  restore(input: NewSession, status: SessionStatus): Session {
+    if (this.byId.has(input.vmId)) throw new Error(`vmId: session ${input.vmId} exists already`);
+    const now = Date.now();
+    const session: Session = {
+      ...input,
+      seq: ++this.seq,
+      status,
+      runningAt: status === "running" ? now : null,
+      endedAt: null,
+      residentialBytes: 0,
+      failPreparation: false,
+    };
+    this.byId.set(session.vmId, session);
+    this.byLink.set(session.linkId, session);
+    if (status === "starting") this.schedulePreparation(session);
+    this.deps.onChange(session);
+    return session;
+  }
+
   get(vmId: string): Session | undefined {
     return this.byId.get(vmId);
   }

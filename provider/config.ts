@@ -1,5 +1,6 @@
 import { RemoteBrowserClient } from "../client";
 import type { ApiVersion } from "../client";
+import { ConfigError } from "./errors";
 
 /** The provider's settings, from the `remote-browser` config namespace with environment fallbacks. */
 export interface ProviderConfig {
@@ -10,6 +11,8 @@ export interface ProviderConfig {
   waitForCapacitySeconds: number;
   /** How long one request may take before it counts as failed (and is retried where that is safe). */
   requestTimeoutSeconds: number;
+  /** The stack's secret that keys the derived idempotency keys (see keys.ts); none: they are plain hashes. */
+  idempotencySecret?: string;
 }
 
 export const CONFIG_NAMESPACE = "remote-browser";
@@ -20,16 +23,12 @@ export const ENV_WAIT_FOR_CAPACITY = "REMOTE_BROWSER_WAIT_FOR_CAPACITY_SECONDS";
 export const MAX_WAIT_FOR_CAPACITY_SECONDS = 3_600;
 export const ENV_REQUEST_TIMEOUT = "REMOTE_BROWSER_REQUEST_TIMEOUT_SECONDS";
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 15;
+export const ENV_IDEMPOTENCY_SECRET = "REMOTE_BROWSER_IDEMPOTENCY_SECRET";
+export const MIN_IDEMPOTENCY_SECRET_LENGTH = 16;
 /** Where `npm run emulator` listens by default: the emulator is the default service for local work. */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8788/v8";
 
-export class ConfigError extends Error {
-  readonly code = "configuration";
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError } from "./errors";
 
 /**
  * The one config loader. `get` reads a key of the namespace without its prefix (`apiKey`), from the
@@ -51,12 +50,19 @@ export function loadConfig(get: (key: string) => string | undefined, env: NodeJS
     }
     return n;
   };
+  const idempotencySecret = nonEmpty(get("idempotencySecret")) ?? nonEmpty(env[ENV_IDEMPOTENCY_SECRET]);
+  if (idempotencySecret !== undefined && idempotencySecret.length < MIN_IDEMPOTENCY_SECRET_LENGTH) {
+    throw new ConfigError(
+      `${CONFIG_NAMESPACE}:idempotencySecret must be at least ${MIN_IDEMPOTENCY_SECRET_LENGTH} characters (e.g. \`openssl rand -hex 32\`), got ${idempotencySecret.length}`,
+    );
+  }
   return {
     apiKey,
     baseUrl,
     apiVersion: version,
     waitForCapacitySeconds: seconds("waitForCapacitySeconds", ENV_WAIT_FOR_CAPACITY, 0, 0, MAX_WAIT_FOR_CAPACITY_SECONDS),
     requestTimeoutSeconds: seconds("requestTimeoutSeconds", ENV_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT_SECONDS, 0.1, 300),
+    ...(idempotencySecret !== undefined ? { idempotencySecret } : {}),
   };
 }
 

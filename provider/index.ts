@@ -2,19 +2,13 @@
  * The provider's implementation, loaded by name at call time from the stored provider methods
  * (`require("pulumi-remote-browser/provider")`), so that a stack's stored provider always runs the
  * installed code, and nothing of this module -- keys, clients, sockets -- is ever serialised.
+ *
+ * This entry exports exactly what stored providers call, of every release: configure, check, diff,
+ * create, read, update and del. Everything else is internal (tests import the modules directly).
  */
 import { CONFIG_NAMESPACE } from "./config";
 import { engineWatcher } from "./liveness";
 import { SessionProvider } from "./session";
-
-export { SessionProvider } from "./session";
-export type { SessionOutputs, ProviderDeps } from "./session";
-export * from "./config";
-export * from "./inputs";
-export { setWarningSink } from "./diagnostics";
-export { DEFAULT_POLL_SCHEDULE, nextPollDelay, waitForRunning } from "./wait";
-export type { PollSchedule, WaitOutcome } from "./wait";
-export { generationKey, successorKey } from "./keys";
 
 /** One provider per process: the engine configures a dynamic provider process once. */
 const provider = new SessionProvider();

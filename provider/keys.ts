@@ -1,5 +1,5 @@
-import { createHash, randomUUID } from "node:crypto";
-import { API_INPUTS } from "./inputs";
+import { createHash, createHmac, randomUUID } from "node:crypto";
+import { API_INPUTS } from "./fields";
 
 /**
  * Idempotency keys. A key must be the same for every attempt to create one generation of a resource --
@@ -8,9 +8,19 @@ import { API_INPUTS } from "./inputs";
  * replaces, and the API inputs of the new generation. Nothing random survives a killed process, but
  * these three do (the program still declares the same resource with the same inputs).
  */
-export function generationKey(seed: string | undefined, previousKey: string | undefined, inputs: Record<string, unknown>): string {
+export function generationKey(
+  seed: string | undefined,
+  previousKey: string | undefined,
+  inputs: Record<string, unknown>,
+  stackSecret?: string,
+): string {
   const material = [seed ?? randomUUID(), previousKey ?? "", canonicalApiInputs(inputs)].join("\n");
-  return `prb-${sha256(material).slice(0, 48)}`;
+  // Keyed by the stack's secret when there is one: then nobody without it can compute the key -- not even
+  // a program that holds the same API key and knows the project, stack, name and inputs, which could
+  // otherwise replay this stack's create and be handed its share link. The secret is stack config, so the
+  // run after a killed `pulumi up` derives the same key and still adopts its session.
+  const digest = stackSecret ? createHmac("sha256", stackSecret).update(material).digest("hex") : sha256(material);
+  return `prb-${digest.slice(0, 48)}`;
 }
 
 /**

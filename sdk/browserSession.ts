@@ -1,5 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { storedProvider } from "./storedProvider";
+import { warnAboutPlainSecrets } from "./configWarnings";
+import { INPUTS, OUTPUTS, SECRET_OUTPUTS } from "../provider/fields";
+import type { InputName, OutputName } from "../provider/fields";
 
 /** Viewer languages of a share link. */
 export type ShareLanguage = "en" | "de" | "fr" | "es" | "it" | "pt" | "ja";
@@ -42,7 +45,15 @@ export interface BrowserSessionArgs {
   waitForCapacitySeconds?: pulumi.Input<number>;
 }
 
-const SECRET_OUTPUTS = ["shareUrl", "shareUrlPath", "__idempotencyKey"];
+/**
+ * The args and outputs above are written out for their docs; they must name exactly the fields of the
+ * provider's field table (provider/fields.ts), which this checks when the package is compiled.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const argsMatchFields: Same<keyof BrowserSessionArgs, InputName> = true;
+const outputsMatchFields: Same<Exclude<keyof BrowserSession, keyof pulumi.dynamic.Resource>, InputName | Exclude<OutputName, "__idempotencyKey">> = true;
+void argsMatchFields;
+void outputsMatchFields;
 
 /**
  * A remote browser session. `pulumi up` starts it and waits until it is running; `pulumi destroy` ends it.
@@ -83,49 +94,34 @@ export class BrowserSession extends pulumi.dynamic.Resource {
   public readonly locationReason!: pulumi.Output<string | undefined>;
   /** API version the session was started with (`v8`, or `v7` which cannot wait, refresh or end). */
   public readonly apiVersion!: pulumi.Output<"v8" | "v7">;
+  /**
+   * Fingerprint of the account and service that made the session, `acct-<hash>@svc-<hash>` (not secret; no
+   * key in it). Refresh and destroy refuse to act on the session with the key of another account.
+   */
+  public readonly owner!: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: BrowserSessionArgs, opts?: pulumi.CustomResourceOptions) {
     // The engine's import reads a resource without its stored provider, which a dynamic provider cannot
     // serve. So `import: <vmId>` becomes an adoption: create takes over the running session instead of
     // starting one.
+    warnAboutPlainSecrets();
     const adopt = opts?.import;
     if (adopt !== undefined) opts = { ...opts, import: undefined };
-    const props = {
-      browser: args?.browser,
-      url: args?.url,
-      language: args?.language,
-      layout: args?.layout,
-      country: args?.country,
-      egress: args?.egress,
-      shareLanguage: args?.shareLanguage,
-      callbackUrl: args?.callbackUrl,
-      idempotencyKey: args?.idempotencyKey,
-      readyTimeoutSeconds: args?.readyTimeoutSeconds,
-      requireLocation: args?.requireLocation,
-      waitForCapacitySeconds: args?.waitForCapacitySeconds,
-      // The resource's identity in its stack: the seed of its idempotency keys.
-      __seed: `${pulumi.getProject()}/${pulumi.getStack()}/${name}`,
-      __adoptVmId: adopt,
-      // The engine does not tell a dynamic provider which resource it serves; with its URN, the provider
-      // puts progress and warnings on this resource's row. diff ignores it: it changes nothing.
-      __urn: ownUrn(name, opts?.parent),
-      vmId: undefined,
-      shareUrl: undefined,
-      shareUrlPath: undefined,
-      status: undefined,
-      browserName: undefined,
-      created: undefined,
-      locationApplied: undefined,
-      locationReason: undefined,
-      apiVersion: undefined,
-      __idempotencyKey: undefined,
-    };
+    const props: Record<string, unknown> = {};
+    for (const field of Object.keys(INPUTS) as InputName[]) props[field] = args?.[field];
+    // The resource's identity in its stack: the seed of its idempotency keys.
+    props.__seed = `${pulumi.getProject()}/${pulumi.getStack()}/${name}`;
+    props.__adoptVmId = adopt;
+    // The engine does not tell a dynamic provider which resource it serves; with its URN, the provider
+    // puts progress and warnings on this resource's row. diff ignores it: it changes nothing.
+    props.__urn = ownUrn(name, opts?.parent);
+    for (const field of Object.keys(OUTPUTS)) props[field] = undefined;
     super(
       storedProvider,
       name,
       props,
       pulumi.mergeOptions(opts, {
-        additionalSecretOutputs: SECRET_OUTPUTS,
+        additionalSecretOutputs: [...SECRET_OUTPUTS],
         // End the old session before starting its replacement: a plan with a running limit of 1 can
         // still change a session (see the README on replacement).
         deleteBeforeReplace: true,

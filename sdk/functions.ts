@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { RemoteBrowserClient, isCreditMeter } from "../client";
 import type { Pool, UsageMeter, V7QuotaAnswer } from "../client";
 import { CONFIG_NAMESPACE, ProviderConfig, clientForConfig, loadConfig } from "../provider/config";
+import { warnAboutPlainSecrets } from "./configWarnings";
 
 /** Options of the data-source functions. All optional. */
 export interface FunctionOptions {
@@ -73,6 +74,7 @@ export interface GetUsageResult extends UsageMeterFields {
 }
 
 function programConfig(opts?: FunctionOptions): ProviderConfig {
+  warnAboutPlainSecrets();
   // runtime.getConfig reads secrets without the plaintext warning of Config.get; the key never leaves this call.
   const cfg = loadConfig((key) => pulumi.runtime.getConfig(`${CONFIG_NAMESPACE}:${key}`));
   return opts?.baseUrl ? { ...cfg, baseUrl: opts.baseUrl } : cfg;

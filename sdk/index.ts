@@ -21,5 +21,23 @@ export type {
   UsagePool,
 } from "./functions";
 export { isRemoteBrowserError } from "../client/errors";
+export {
+  AccountMismatchError,
+  ConfigError,
+  EndedWhileStartingError,
+  EngineGoneError,
+  IdempotencyKeysExhaustedError,
+  ImportError,
+  KeyRefusedError,
+  LocationNotAppliedError,
+  NotRunningInTimeError,
+  PreparationFailedError,
+  ProviderError,
+  SessionKeptError,
+  StaleIdempotencyKeyError,
+  StatusUnreadableError,
+  isProviderError,
+} from "../provider/errors";
+export type { ProviderErrorCode } from "../provider/errors";
 export type { ErrorCode, RemoteBrowserError } from "../client/errors";
 export { CONFIG_NAMESPACE, DEFAULT_BASE_URL, ENV_API_KEY, ENV_BASE_URL } from "../provider/config";

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { LOCALES } from "../../client/schemas";
 import { deriveSchema, PackageSchema, SCHEMA_FILE, schemaFileText } from "../../component/packageSchema";
 import { RemoteBrowserComponentProvider } from "../../component/provider";
-import { API_INPUTS, PROVIDER_INPUTS } from "../../provider/inputs";
+import { API_INPUTS, PROVIDER_INPUTS } from "../../provider/fields";
 
 /**
  * The schema the plugin serves: `component/schema.json` must be what `componentProviderHost`'s analyzer

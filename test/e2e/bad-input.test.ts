@@ -28,6 +28,7 @@ const ROWS: Row[] = [
   { name: "language not a language code", args: { ...chrome, language: "english please" }, message: /language.*must be a language code such as en or de/ },
   { name: "language of the wrong type", args: { ...chrome, language: 5 }, message: /language.*must be a string, got number/ },
   { name: "layout not a layout code", args: { ...chrome, layout: "us layout!" }, message: /layout.*must be a keyboard layout code such as us or de/ },
+  { name: "layout a name, not a code", args: { ...chrome, layout: "dvorak" }, message: /layout.*must be a keyboard layout code such as us or de \(two or three letters, optional subtags\), got "dvorak"/ },
   { name: "country not listed", args: { ...chrome, country: "zz" }, message: /country.*"zz" is not a listed location; use "auto", a country \(us, /s },
   { name: "city not listed", args: { ...chrome, country: "us-xyz" }, message: /country.*"us-xyz" is not a listed location/ },
   { name: "country empty", args: { ...chrome, country: "" }, message: /country.*must not be empty/ },
@@ -51,7 +52,8 @@ const ROWS: Row[] = [
   { name: "an account without programmatic access", args: chrome, apiKey: { account: { programmaticAccess: false } }, message: /programmatic access/i },
   { name: "API version 7 with egress", args: { ...chrome, egress: "residential" }, config: { "remote-browser:apiVersion": "v7" }, message: /egress.*is not offered by API version 7/ },
   { name: "API version 7 with an idempotency key", args: { ...chrome, idempotencyKey: "pr-42" }, config: { "remote-browser:apiVersion": "v7" }, message: /idempotencyKey.*is not offered by API version 7/ },
-  { name: "API version 7 with a city code", args: { ...chrome, country: "us-dal" }, config: { "remote-browser:apiVersion": "v7" }, message: /country.*API version 7 takes a two-letter country code, got "us-dal"/ },
+  { name: "API version 7 with a city code", args: { ...chrome, country: "us-dal" }, config: { "remote-browser:apiVersion": "v7" }, message: /country.*API version 7 takes a lower-case two-letter country code such as us or de, got "us-dal"/ },
+  { name: "API version 7 with an upper-case country", args: { ...chrome, country: "US" }, config: { "remote-browser:apiVersion": "v7" }, message: /country.*API version 7 takes a lower-case two-letter country code/ },
   { name: "an API version that does not exist", args: chrome, config: { "remote-browser:apiVersion": "v9" }, message: /remote-browser:apiVersion must be "v8" or "v7", got "v9"/ },
   { name: "the key over plain HTTP to a remote host", args: chrome, baseUrl: "http://api.example.com/v8", message: /refusing to send the API key over plain HTTP to api\.example\.com/ },
 ];

@@ -214,3 +214,29 @@ describe("startEmulator", () => {
     expect(ids[0]).toBe(ids[1]);
   });
 });
+
+describe("seeding sessions", () => {
+  it("puts back a recorded session with its vmId, share link and idempotency key, running and usable", async () => {
+    const { http, body } = await ctl("POST", "/sessions", {
+      vmId: "vm-0123456789abcdef01234567",
+      linkId: "AbCdEfGhIjKlMnOp",
+      browser: "firefox",
+      shareLanguage: "de",
+      idempotencyKey: "recorded-key",
+    });
+    expect(http).toBe(200);
+    expect(body.session).toMatchObject({ vmId: "vm-0123456789abcdef01234567", status: "running", accountId: "acct-1", idempotencyKey: "recorded-key" });
+    expect(await h.status("vm-0123456789abcdef01234567")).toBe("running");
+    const viewer = await fetch(`${h.emu.shareBase}/de/s?AbCdEfGhIjKlMnOp`);
+    expect(viewer.status).toBe(200);
+    expect(h.emu.control.books().running).toBe(1);
+  });
+
+  it("refuses a seed whose vmId exists already or lacks a share link id", async () => {
+    const seed = { vmId: "vm-0123456789abcdef01234568", linkId: "AbCdEfGhIjKlMnOq", browser: "chrome" };
+    expect((await ctl("POST", "/sessions", seed)).http).toBe(200);
+    expect((await ctl("POST", "/sessions", { ...seed, linkId: "ZyXwVuTsRqPoNmLk" })).http).toBe(400);
+    const noLink = await ctl("POST", "/sessions", { vmId: "vm-0123456789abcdef01234569", browser: "chrome" });
+    expect(noLink).toMatchObject({ http: 400, body: { message: expect.stringMatching(/^linkId/) } });
+  });
+});

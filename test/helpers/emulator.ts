@@ -11,6 +11,7 @@ import type { ProviderDeps } from "../../provider/session";
 import { SessionProvider } from "../../provider/session";
 import { setWarningSink } from "../../provider/diagnostics";
 import type { PollSchedule } from "../../provider/wait";
+import type { Clock } from "../../provider/clock";
 
 /** Preparation time of sessions in these tests: long enough to be seen `starting`, short enough not to wait. */
 export const TEST_PREP_MS = 40;
@@ -33,7 +34,7 @@ export function recordingSleep(): { delays: number[]; sleep: (ms: number) => Pro
 }
 
 /** A clock that only moves when something sleeps on it: waits of any length take no real time. */
-export function virtualClock(start = Date.now()): { now: () => number; sleep: (ms: number) => Promise<void>; slept: number[] } {
+export function virtualClock(start = Date.now()): Clock & { slept: number[] } {
   let t = start;
   const slept: number[] = [];
   return {
@@ -43,6 +44,7 @@ export function virtualClock(start = Date.now()): { now: () => number; sleep: (m
       slept.push(ms);
       t += ms;
     },
+    random: () => 0.5,
   };
 }
 
@@ -52,6 +54,8 @@ export interface ProviderSetup {
   /** @default the emulator's v8 base URL (the v7 one when apiVersion is v7) */
   baseUrl?: string;
   apiVersion?: "v8" | "v7";
+  /** Further settings of the `remote-browser` namespace, e.g. `idempotencySecret`. */
+  settings?: Record<string, string>;
   /** Overrides of the provider's injected dependencies. */
   deps?: Partial<ProviderDeps>;
   /** Options of the clients the provider builds (timeouts, retry policy). */
@@ -104,6 +108,7 @@ export function useEmulator(opts: EmulatorOptions = {}): TestEnv {
           apiKey: setup.apiKey === null ? undefined : (setup.apiKey ?? emu.apiKey),
           baseUrl: setup.baseUrl ?? (apiVersion === "v7" ? emu.v7BaseUrl : emu.apiBaseUrl),
           apiVersion,
+          ...setup.settings,
         };
         const provider = new SessionProvider({
           clientFor: (cfg) => client({ ...setup.client, baseUrl: cfg.baseUrl, apiKey: cfg.apiKey }),

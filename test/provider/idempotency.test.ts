@@ -56,6 +56,7 @@ describe("create after an interrupted update", () => {
     const killed = t.provider({ deps: { engineAlive: () => t.emu.control.books().createCalls === 0 } });
     const err = await thrown(() => killed.create({ ...INPUTS }));
     const [session] = t.emu.control.sessions();
+    expect(err.code).toBe("engine_gone");
     expect(err.message).toContain(`engine went away while session ${session!.vmId} was starting`);
     expect(t.requests("remove")).toHaveLength(0);
     await eventually(() => t.emu.control.sessions()[0]!.status === "running");
@@ -137,10 +138,53 @@ describe("create again after the resource's earlier session ended", () => {
     ageSession(first.id);
 
     const err = await thrown(() => provider.create(inputs));
+    expect(err.code).toBe("stale_idempotency_key");
+    expect(err.vmId).toBe(first.id);
     expect(err.message).toContain('idempotencyKey "release-2025-01" belongs to session');
-    expect(err.message).toContain(first.id);
     expect(err.message).toContain("set a new idempotencyKey");
     expect(t.emu.control.books().started).toBe(1);
     expect(t.emu.control.books().neverEnded).toBe(0);
+  });
+});
+
+describe("idempotency keys keyed by the stack's secret (remote-browser:idempotencySecret)", () => {
+  const SECRET = "0123456789abcdef0123456789abcdef";
+
+  it("cannot be computed from the project, stack, name and inputs alone", () => {
+    const plain = generationKey(SEED, undefined, INPUTS);
+    const keyed = generationKey(SEED, undefined, INPUTS, SECRET);
+    expect(keyed).toMatch(/^prb-[0-9a-f]{48}$/);
+    expect(keyed).not.toBe(plain);
+    expect(generationKey(SEED, undefined, INPUTS, `${SECRET}x`)).not.toBe(keyed);
+    // Stable: the run after a killed update derives the same key.
+    expect(generationKey(SEED, undefined, { ...INPUTS }, SECRET)).toBe(keyed);
+  });
+
+  it("is used by create, so another program with the same API key replaying the plain key gets no session of this stack", async () => {
+    const settings = { idempotencySecret: SECRET };
+    const { outs } = await t.provider({ settings }).create({ ...INPUTS });
+    const keyed = generationKey(SEED, undefined, INPUTS, SECRET);
+    expect(outs.__idempotencyKey).toBe(keyed);
+    // Another stack's program, same key and same seed and inputs, but not the secret: a session of its own.
+    const other = await t.provider().create({ ...INPUTS });
+    expect(other.outs.vmId).not.toBe(outs.vmId);
+    expect(other.outs.shareUrl).not.toBe(outs.shareUrl);
+  });
+
+  it("still adopts the session of an interrupted update", async () => {
+    const settings = { idempotencySecret: SECRET };
+    const killed = t.provider({ settings, deps: { engineAlive: () => t.emu.control.books().createCalls === 0 } });
+    const err = await thrown(() => killed.create({ ...INPUTS }));
+    expect(err.code).toBe("engine_gone");
+    const [session] = t.emu.control.sessions();
+    const { outs } = await t.provider({ settings }).create({ ...INPUTS });
+    expect(outs.vmId).toBe(session!.vmId);
+    expect(t.emu.control.books().started).toBe(1);
+  });
+
+  it("must be long enough to be a secret", async () => {
+    const err = await thrown(() => t.provider({ settings: { idempotencySecret: "short" } }));
+    expect(err.code).toBe("configuration");
+    expect(err.message).toContain("remote-browser:idempotencySecret must be at least 16 characters");
   });
 });

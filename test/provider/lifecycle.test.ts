@@ -167,6 +167,7 @@ describe("import (create with __adoptVmId, which the SDK sets from the import op
   it("refuses a session that runs another browser than the one declared", async () => {
     const { vmId } = await t.client().createSession({ browser: "brave" });
     const err = await thrown(() => t.provider().create({ browser: "chrome", __adoptVmId: vmId }));
+    expect(err.code).toBe("import_failed");
     expect(err.message).toContain(`importing ${vmId}`);
     expect(err.message).toContain('browser "brave"');
     expect(t.emu.control.books().started).toBe(1);
@@ -216,6 +217,8 @@ describe("delete", () => {
   it("fails with a refused key (denied) and says the session stays in the stack", async () => {
     const { id, outs } = await created();
     const err = await thrown(() => t.provider({ apiKey: "rb_test_revoked" }).delete(id, outs));
+    expect(err.code).toBe("kept_in_stack");
+    expect(err).not.toHaveProperty("id");
     expect(err.message).toContain(`ending session ${id} failed, so it stays in the stack`);
     expect(err.message).toContain("(denied)");
     expect(err.message).toContain("invalid API key");
@@ -226,7 +229,7 @@ describe("delete", () => {
     const { id, outs } = await created();
     t.emu.control.fault({ operation: "remove", kind: "error", count: 50 });
     const err = await thrown(() => t.provider().delete(id, outs));
-    expect(err.message).toContain("stays in the stack");
+    expect(err.code).toBe("kept_in_stack");
     expect(err.message).toContain("injected fault");
     expect(t.requests("remove")).toHaveLength(5);
     expect(t.emu.control.books().running).toBe(1);

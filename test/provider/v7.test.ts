@@ -15,7 +15,8 @@ describe("with apiVersion v7", () => {
     expect(outs).not.toHaveProperty("locationApplied");
     expect(Object.values(outs).every((v) => v !== undefined)).toBe(true);
     // Not waited for: version 7 has no status operation.
-    expect(t.requests().map((r) => r.operation)).toEqual(["v7create"]);
+    // The account is read first, for the session's owner fingerprint.
+    expect(t.requests().map((r) => r.operation)).toEqual(["v7account", "v7create"]);
     expect(t.warnings).toHaveLength(1);
     expect(t.warnings[0]).toContain(id);
     expect(t.warnings[0]).toContain("API version 7");

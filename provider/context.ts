@@ -1,0 +1,110 @@
+import { isRemoteBrowserError } from "../client";
+import type { AccountAnswer, ImagesAnswer, RemoteBrowserClient, V7AccountAnswer } from "../client";
+import type { Clock } from "./clock";
+import { systemClock } from "./clock";
+import { ProviderConfig, clientForConfig, loadConfig } from "./config";
+import { KeyRefusedError } from "./errors";
+import { engineWatcher } from "./liveness";
+import { ownerFingerprint } from "./owner";
+import type { ApiVersionBehaviour } from "./versions";
+import { behaviourOf } from "./versions";
+import type { PollSchedule } from "./wait";
+
+/** What the operations are given instead of globals: replaced in tests. */
+export interface ProviderDeps {
+  clientFor: (cfg: ProviderConfig) => RemoteBrowserClient;
+  clock: Clock;
+  /** @default DEFAULT_POLL_SCHEDULE */
+  schedule?: PollSchedule;
+  /** Whether the engine that started this process is still there (see liveness.ts). */
+  engineAlive: () => boolean;
+}
+
+/**
+ * One provider process's settings and what it has learned once: its client, the service's catalog, the
+ * key's account. The API version's behaviour is chosen here, once, when the settings are read.
+ */
+export class ProviderContext {
+  readonly clock: Clock;
+  readonly schedule?: PollSchedule;
+  readonly engineAlive: () => boolean;
+  private readonly clientFor: (cfg: ProviderConfig) => RemoteBrowserClient;
+  private config?: ProviderConfig;
+  private configured?: ApiVersionBehaviour;
+  private client?: RemoteBrowserClient;
+  private catalog?: Promise<ImagesAnswer>;
+  private accountAnswer?: Promise<AccountAnswer | V7AccountAnswer>;
+
+  constructor(deps: Partial<ProviderDeps> = {}) {
+    this.clientFor = deps.clientFor ?? clientForConfig;
+    this.clock = deps.clock ?? systemClock;
+    this.schedule = deps.schedule;
+    this.engineAlive = deps.engineAlive ?? engineWatcher();
+  }
+
+  /** Reads the provider's settings; `get` takes a key of the `remote-browser` namespace without prefix. */
+  configure(get: (key: string) => string | undefined, env: NodeJS.ProcessEnv = process.env): void {
+    this.config = loadConfig(get, env);
+    this.configured = behaviourOf(this.config.apiVersion);
+    this.client = undefined;
+    this.catalog = undefined;
+    this.accountAnswer = undefined;
+  }
+
+  cfg(): ProviderConfig {
+    // Engines older than the dynamic provider's `configure` leave the environment as the only source.
+    if (!this.config) this.configure(() => undefined);
+    return this.config!;
+  }
+
+  /** The configured API version's behaviour (new sessions use it). */
+  version(): ApiVersionBehaviour {
+    this.cfg();
+    return this.configured!;
+  }
+
+  /** The behaviour of the version a recorded session was started with (refresh and destroy use it). */
+  versionOf(props: Record<string, unknown>): ApiVersionBehaviour {
+    return props.apiVersion === "v7" || props.apiVersion === "v8" ? behaviourOf(props.apiVersion) : this.version();
+  }
+
+  api(): RemoteBrowserClient {
+    if (!this.client) this.client = this.clientFor(this.cfg());
+    return this.client;
+  }
+
+  /** The key's account, read once per process; a refused key is named as such. */
+  async account(): Promise<AccountAnswer | V7AccountAnswer> {
+    if (!this.accountAnswer) this.accountAnswer = this.version().account(this.api());
+    try {
+      return await this.accountAnswer;
+    } catch (err) {
+      this.accountAnswer = undefined;
+      if (isRemoteBrowserError(err) && err.code === "denied") {
+        throw new KeyRefusedError(
+          `the service refused the API key (remote-browser:apiKey or REMOTE_BROWSER_API_KEY) (denied): ${err.serverMessage ?? err.message}`,
+          { cause: err },
+        );
+      }
+      throw err;
+    }
+  }
+
+  /** The fingerprint of the configured key's account and service (see owner.ts). */
+  async owner(): Promise<string> {
+    return ownerFingerprint((await this.account()).contact, this.cfg().baseUrl);
+  }
+
+  /** Browser images, locations and the residential descriptor, read once per process. */
+  images(): Promise<ImagesAnswer> {
+    if (!this.catalog) {
+      this.catalog = this.api()
+        .images()
+        .catch((err) => {
+          this.catalog = undefined;
+          throw err;
+        });
+    }
+    return this.catalog;
+  }
+}

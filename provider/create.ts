@@ -1,0 +1,253 @@
+import type { CreateRequest } from "../client";
+import { createWhenCapacity } from "./capacity";
+import type { ProviderContext } from "./context";
+import { warn } from "./diagnostics";
+import { sessionName, sessionProgress, urnOf } from "./progress";
+import {
+  EndedWhileStartingError,
+  EngineGoneError,
+  IdempotencyKeysExhaustedError,
+  LocationNotAppliedError,
+  NotRunningInTimeError,
+  PreparationFailedError,
+  ProviderError,
+  ProviderErrorContext,
+  SessionKeptError,
+  StaleIdempotencyKeyError,
+  StatusUnreadableError,
+} from "./errors";
+import { API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS } from "./fields";
+import type { SessionInputs, SessionOutputs } from "./fields";
+import { generationKey, successorKey } from "./keys";
+import { errorText, fromEntry, mirrorInputs, withoutNulls } from "./outputs";
+import { WaitOutcome, waitForRunning } from "./wait";
+
+type Created = { id: string; outs: SessionOutputs };
+type Inputs = SessionInputs & Record<string, unknown>;
+
+/** Create: adopts the session named by the `import` option, or starts one the configured version's way. */
+export async function create(ctx: ProviderContext, inputs: Inputs): Promise<Created> {
+  const { id, outs } = inputs.__adoptVmId ? await ctx.version().adopt(ctx, inputs, inputs.__adoptVmId) : await ctx.version().create(ctx, inputs);
+  // The engine's wire format has no `undefined`: absent fields are left out.
+  return { id, outs: withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs };
+}
+
+/**
+ * How far before the service's answer a failed session's start must lie for it to be an earlier one.
+ * The service's clock (its Date header, in whole seconds) is compared with its own timestamps, so client
+ * clock skew plays no part; the margin covers the header's rounding. Misjudging a new failed session as
+ * an earlier one costs one more attempt under the next key, never a session left running.
+ */
+const REPLAY_SKEW_MS = 1_000;
+/**
+ * Earlier generations of the same resource that may have used up keys of the chain: a stack destroyed
+ * and brought up again with the same inputs walks one step further each time (a replayed create and a
+ * status read per step, no session started).
+ */
+const MAX_KEY_STEPS = 1_000;
+
+/** Version 8: one create under an idempotency key (waiting for capacity if asked), then wait until running. */
+export async function createV8(ctx: ProviderContext, inputs: Inputs): Promise<Created> {
+  const client = ctx.api();
+  const { clock } = ctx;
+  const timeoutMs = (inputs.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS) * 1000;
+  const deadline = clock.now() + timeoutMs;
+  const request = apiRequest(inputs);
+  const userKey = inputs.idempotencyKey;
+  // Known before any session starts: a key whose account cannot be read starts nothing.
+  const owner = await ctx.owner();
+  const baseKey = userKey ?? generationKey(inputs.__seed, undefined, inputs, ctx.cfg().idempotencySecret);
+  const capacityWaitSeconds = inputs.waitForCapacitySeconds ?? ctx.cfg().waitForCapacitySeconds;
+  // Progress and warnings go to this resource's own row in the engine's display.
+  const urn = urnOf(inputs);
+  const progress = sessionProgress(urn);
+
+  for (let step = 0; step < MAX_KEY_STEPS; step++) {
+    const key = successorKey(baseKey, step);
+    // The service's clock at its answer, so that telling an earlier session from a new one does not
+    // depend on how well our clock agrees with the service's.
+    let answeredAt = clock.now();
+    const answer = await createWhenCapacity({
+      onServerTime: (ms) => (answeredAt = ms),
+      client,
+      request: { ...request, idempotencyKey: key },
+      waitMs: capacityWaitSeconds * 1000,
+      engineAlive: ctx.engineAlive,
+      sleep: clock.sleep,
+      now: clock.now,
+      random: clock.random,
+      onWaiting: (q) =>
+        void warn(
+          urn,
+          `${sessionName(urn)}: the account's running limit is reached (${q.running_sessions_used} of ${q.running_session_limit}); ` +
+            `waiting up to ${capacityWaitSeconds} s for a free slot`,
+        ),
+      onProgress: progress.queued,
+    });
+    const vmId = answer.vmId;
+    const outs: SessionOutputs = {
+      ...mirrorInputs(inputs),
+      vmId,
+      shareUrl: answer.shareUrl,
+      shareUrlPath: answer.shareUrlPath,
+      status: "starting",
+      locationApplied: answer.location_applied,
+      locationReason: answer.location_reason,
+      apiVersion: "v8",
+      __idempotencyKey: key,
+      owner,
+    };
+    let outcome: WaitOutcome;
+    try {
+      outcome = await waitForRunning({
+        client,
+        vmId,
+        timeoutMs: Math.max(0, deadline - clock.now()),
+        schedule: ctx.schedule,
+        sleep: clock.sleep,
+        now: clock.now,
+        engineAlive: ctx.engineAlive,
+        // Past the first key the answer is likely a replay of an ended session: look at once.
+        pollFirst: step > 0,
+        onProgress: progress.waiting,
+      });
+    } catch (err) {
+      // The session exists but its status could not be read: thrown as is, the engine would forget it.
+      if (!ctx.engineAlive()) throw err;
+      return failAndRemove(ctx, inputs, outs, {
+        Failure: StatusUnreadableError,
+        why: `waiting for session ${vmId} to run failed: ${errorText(err)}`,
+      });
+    }
+    if (isStaleReplay(outcome, answeredAt)) {
+      // The key's first answer was a session of an earlier generation that has ended since.
+      if (userKey) {
+        throw new StaleIdempotencyKeyError(
+          `idempotencyKey "${userKey}" belongs to session ${vmId}, which has ended (${describe(outcome)}); ` +
+            "set a new idempotencyKey to start a new session",
+          { vmId },
+        );
+      }
+      continue;
+    }
+    const verdict = settlement(outcome, {
+      vmId,
+      timeoutMs,
+      country: inputs.country,
+      requireLocation: inputs.requireLocation === true,
+      answered: { locationApplied: answer.location_applied, locationReason: answer.location_reason },
+    });
+    switch (verdict.kind) {
+      case "running": {
+        const running = { ...outs, ...fromEntry(verdict.entry) };
+        if (verdict.warning) await warn(urn, `${sessionName(urn)}: ${verdict.warning}`);
+        return { id: vmId, outs: running };
+      }
+      case "remove":
+        return failAndRemove(ctx, inputs, verdict.entry ? { ...outs, ...fromEntry(verdict.entry) } : outs, verdict);
+      case "fail":
+        throw new verdict.Failure(verdict.why, { vmId });
+    }
+  }
+  throw new IdempotencyKeysExhaustedError(`no fresh idempotency key found after ${MAX_KEY_STEPS} ended sessions of this resource`);
+}
+
+type FailureClass = new (message: string, ctx?: ProviderErrorContext) => ProviderError;
+
+/** What the wait's outcome means for the session: handed over, ended then failed, or failed as it is. */
+export type Settlement =
+  | { kind: "running"; entry: Extract<WaitOutcome, { kind: "running" }>["entry"]; warning?: string }
+  | { kind: "remove"; Failure: FailureClass; why: string; entry?: Extract<WaitOutcome, { kind: "running" }>["entry"] }
+  | { kind: "fail"; Failure: FailureClass; why: string };
+
+/**
+ * Turns the wait's outcome into what create does next. Pure (table-tested): a session that cannot be
+ * handed over is ended ("remove") unless it ended by itself, or the engine went away -- then the next
+ * `pulumi up` adopts it through the same idempotency key, and ending it would do harm.
+ */
+export function settlement(
+  outcome: WaitOutcome,
+  s: {
+    vmId: string;
+    timeoutMs: number;
+    country?: string;
+    requireLocation: boolean;
+    /** What the create answer said about the location; the status entry, when it says, wins. */
+    answered?: { locationApplied?: boolean; locationReason?: string };
+  },
+): Settlement {
+  const { vmId } = s;
+  switch (outcome.kind) {
+    case "running": {
+      const applied = outcome.entry.location_applied ?? s.answered?.locationApplied;
+      if (applied !== false) return { kind: "running", entry: outcome.entry };
+      const reason = outcome.entry.location_reason ?? s.answered?.locationReason ?? "unavailable";
+      const why = `session ${vmId} started on the default connection: no free exit in "${s.country}" (${reason})`;
+      if (s.requireLocation) return { kind: "remove", Failure: LocationNotAppliedError, why: `${why}, and requireLocation is set`, entry: outcome.entry };
+      return { kind: "running", entry: outcome.entry, warning: `${why}; set requireLocation to fail instead` };
+    }
+    case "failed":
+      return { kind: "remove", Failure: PreparationFailedError, why: `session ${vmId} could not start: its preparation ended in state "error"` };
+    case "ended":
+      return { kind: "fail", Failure: EndedWhileStartingError, why: `session ${vmId} ended (state "${outcome.entry.status}") before it was running` };
+    case "unknown":
+      return { kind: "fail", Failure: EndedWhileStartingError, why: `session ${vmId} was accepted but the service no longer knows it` };
+    case "timeout":
+      return {
+        kind: "remove",
+        Failure: NotRunningInTimeError,
+        why: `session ${vmId} was not running after ${s.timeoutMs / 1000} s (last state "${outcome.last ?? "unknown"}"); raise readyTimeoutSeconds if preparation is slow`,
+      };
+    case "engine-gone":
+      return { kind: "fail", Failure: EngineGoneError, why: `the engine went away while session ${vmId} was starting; leaving it for the next update` };
+  }
+}
+
+/** Ends a session that cannot be handed over, then fails; if ending fails too, the engine keeps the id. */
+async function failAndRemove(
+  ctx: ProviderContext,
+  inputs: Record<string, unknown>,
+  outs: SessionOutputs,
+  f: { Failure: FailureClass; why: string },
+): Promise<never> {
+  try {
+    await ctx.api().removeSession(outs.vmId);
+  } catch (err) {
+    // The engine records a resource that was created but failed to initialise; the link stays out of it.
+    const { shareUrl: _link, shareUrlPath: _path, ...kept } = outs;
+    throw new SessionKeptError(
+      `${f.why}; ending it failed as well (${errorText(err)}), so it is kept in the stack: run \`pulumi destroy\` or \`pulumi up\` again to end it`,
+      {
+        vmId: outs.vmId,
+        cause: err,
+        // Outputs of a failed create are stored as they are given: the stored provider must be among
+        // them, or the later destroy could not load it.
+        properties: withoutNulls({ ...kept, status: "unknown", __provider: inputs.__provider } as unknown as Record<string, unknown>),
+      },
+    );
+  }
+  throw new f.Failure(`${f.why}; the session was ended`, { vmId: outs.vmId });
+}
+
+/** The request the service is sent: the API inputs that are set. */
+export function apiRequest(inputs: Record<string, unknown>): CreateRequest {
+  const req: Record<string, unknown> = {};
+  for (const k of API_INPUTS) if (inputs[k] !== undefined && inputs[k] !== null) req[k] = inputs[k];
+  return req as unknown as CreateRequest;
+}
+
+/**
+ * Whether the key's answer named a session of an earlier generation rather than a new one. A session
+ * that has ended, or that the service no longer knows, cannot be the one just started. One in state
+ * `error` may be either; it is an earlier one when it was created well before the service answered.
+ */
+function isStaleReplay(outcome: WaitOutcome, answeredAt: number): boolean {
+  if (outcome.kind === "unknown" || outcome.kind === "ended") return true;
+  if (outcome.kind !== "failed") return false;
+  const created = Date.parse(outcome.entry.created);
+  return Number.isFinite(created) && created < answeredAt - REPLAY_SKEW_MS;
+}
+
+export function describe(outcome: WaitOutcome): string {
+  return "entry" in outcome ? `state "${outcome.entry.status}"` : outcome.kind;
+}

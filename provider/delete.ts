@@ -1,0 +1,51 @@
+import { isRemoteBrowserError } from "../client";
+import type { SessionEntry } from "../client";
+import type { ProviderContext } from "./context";
+import { SessionKeptError } from "./errors";
+import { assertSameOwner } from "./owner";
+import { errorText } from "./outputs";
+
+/** Destroy, by the version the session was started with. `props` are the recorded outputs. */
+export function del(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<void> {
+  return ctx.versionOf(props).delete(ctx, id, props);
+}
+
+/**
+ * Version 8: ends the session. One the service does not know counts as gone -- if the account that made
+ * it asks. Every other failure is thrown, so the resource stays in the stack for the next destroy.
+ */
+export async function deleteV8(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<void> {
+  const client = ctx.api();
+  // State of 0.1.0 has no fingerprint: ended as 0.1.0 did, without reading the account first.
+  if (props.owner !== undefined) {
+    let owner: string;
+    try {
+      owner = await ctx.owner();
+    } catch (err) {
+      throw keptInStack(id, err);
+    }
+    assertSameOwner(id, props.owner, owner, "ending");
+  }
+  try {
+    await client.removeSession(id);
+  } catch (err) {
+    // `denied` means an unknown session -- or a refused key. Only the first counts as gone.
+    if (isRemoteBrowserError(err) && err.code === "denied") {
+      let entry: SessionEntry | undefined;
+      try {
+        entry = await client.session(id);
+      } catch (lookup) {
+        throw keptInStack(id, lookup);
+      }
+      if (!entry) return;
+    }
+    throw keptInStack(id, err);
+  }
+}
+
+function keptInStack(id: string, err: unknown): SessionKeptError {
+  return new SessionKeptError(`ending session ${id} failed, so it stays in the stack for a later destroy to retry: ${errorText(err)}`, {
+    vmId: id,
+    cause: err,
+  });
+}

@@ -1,0 +1,60 @@
+import { expect, it } from "vitest";
+import { RunFailed, withStack } from "./harness";
+import type { E2EStack } from "./harness";
+
+const TYPE = "pulumi-nodejs:dynamic/remote-browser:BrowserSession";
+const OTHER_KEY = "rb_test_account_b_0123456789abcdef";
+
+async function idsInState(stack: E2EStack): Promise<string[]> {
+  const exported = JSON.parse(await stack.exportState());
+  return (exported.deployment.resources ?? []).filter((r: { type: string }) => r.type === TYPE).map((r: { id: string }) => r.id);
+}
+
+async function failure(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof RunFailed) return err.stdout + err.stderr;
+    throw err;
+  }
+  throw new Error("expected the run to fail");
+}
+
+it("keeps a session in the stack when the stack is switched to another account's key, and ends it with the right key", async () => {
+  await withStack("sessions.js", async (stack) => {
+    stack.emulator.control.addAccount({ apiKey: OTHER_KEY, contact: "other-team@example.test" });
+    const up = await stack.run("up");
+    const vmId = (up.outputs.vmIds as Record<string, string>).chrome;
+    const running = () => stack.emulator.control.sessions().find((s) => s.vmId === vmId)?.status;
+
+    // The stack now runs with account B's key: the update itself changes no session...
+    await stack.run("up", { apiKey: OTHER_KEY, expectNoChanges: true });
+    // ...but refresh cannot see A's session with B's key, and must not take that for "gone".
+    const refresh = await failure(stack.run("refresh", { apiKey: OTHER_KEY }));
+    expect(refresh).toMatch(/refreshing session vm-\w+: it belongs to account acct-[0-9a-f]{12}, but the configured key belongs to account acct-/);
+    expect(refresh).toContain("remote-browser:apiKey");
+    expect(await idsInState(stack)).toEqual([vmId]);
+    expect(running()).toBe("running");
+
+    const destroy = await failure(stack.run("destroy", { apiKey: OTHER_KEY }));
+    expect(destroy).toMatch(/ending session vm-\w+: it belongs to account acct-/);
+    expect(await idsInState(stack)).toEqual([vmId]);
+    expect(running()).toBe("running");
+
+    // Back to the key of the account that made it: refresh keeps it, destroy ends it.
+    await stack.run("up", { expectNoChanges: true });
+    await stack.run("refresh", { expectNoChanges: true });
+    await stack.run("destroy");
+    expect(await idsInState(stack)).toEqual([]);
+    expect(running()).toMatch(/stopping|deleted/);
+    expect(stack.emulator.control.books().neverEnded).toBe(0);
+  });
+});
+
+it("warns when the API key is set as plain (non-secret) stack config", async () => {
+  await withStack("sessions.js", async (stack) => {
+    const up = await stack.run("up", { apiKey: null, config: { "remote-browser:apiKey": stack.emulator.apiKey } });
+    expect(up.stdout + up.stderr).toContain("remote-browser:apiKey is set as plain (non-secret) stack config");
+    expect(up.stdout + up.stderr).toContain("pulumi config set --secret remote-browser:apiKey");
+  });
+});

@@ -1,0 +1,96 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { expect, inject, it } from "vitest";
+import type { SessionSeed } from "../../emulator";
+import { withStack } from "./harness";
+import type { E2EStack } from "./harness";
+import { UPGRADE_API_KEY, UPGRADE_PASSPHRASE, UPGRADE_SESSIONS_FILE, UPGRADE_STATE_FILE } from "./upgrade/fixture";
+
+/**
+ * A stack written by release 0.1.0 (recorded in test/e2e/upgrade/ by record.ts), taken over by this
+ * version's packed package: its stored provider, its outputs and its secrets must all still work, with no
+ * session replaced and none lost -- the way pulumi-command's recorded-state test guards its users.
+ */
+process.env.PULUMI_CONFIG_PASSPHRASE = UPGRADE_PASSPHRASE;
+
+const TYPE = "pulumi-nodejs:dynamic/remote-browser:BrowserSession";
+const fixture = (name: string) => fs.readFileSync(path.join(__dirname, "upgrade", name), "utf8");
+
+async function sessionIds(stack: E2EStack): Promise<string[]> {
+  const exported = JSON.parse(await stack.exportState());
+  return (exported.deployment.resources ?? [])
+    .filter((r: { type: string }) => r.type === TYPE)
+    .map((r: { id: string }) => r.id)
+    .sort();
+}
+
+async function recordedOwners(stack: E2EStack): Promise<unknown[]> {
+  const exported = JSON.parse(await stack.exportState());
+  return (exported.deployment.resources ?? [])
+    .filter((r: { type: string }) => r.type === TYPE)
+    .map((r: { outputs: Record<string, unknown> }) => r.outputs.owner);
+}
+
+const active = (stack: E2EStack) =>
+  stack.emulator.control
+    .sessions()
+    .filter((s) => s.status === "running" || s.status === "starting")
+    .map((s) => s.vmId)
+    .sort();
+
+it("refreshes, previews without changes, updates in place and destroys a stack recorded with release 0.1.0", async () => {
+  const { projectDir } = inject("e2e");
+  const recorded = JSON.parse(fixture(UPGRADE_SESSIONS_FILE)) as { apiBaseUrl: string; sessions: SessionSeed[] };
+  const vmIds = recorded.sessions.map((s) => s.vmId).sort();
+  expect(vmIds).toHaveLength(3);
+
+  await withStack(
+    "upgrade.js",
+    async (stack) => {
+      // The service still holds the recorded sessions.
+      for (const seed of recorded.sessions) stack.emulator.control.seedSession(seed);
+      expect(active(stack)).toEqual(vmIds);
+
+      // A fresh stack with the recorded state. The state names the service address it was made with (the
+      // default provider's recorded settings, used by refresh); here the same service has another port.
+      await stack.run("outputs");
+      const state = fixture(UPGRADE_STATE_FILE).split(recorded.apiBaseUrl).join(stack.emulator.apiBaseUrl);
+      expect(state).not.toContain(UPGRADE_API_KEY);
+      const stateFile = path.join(stack.workDir, "recorded-state.json");
+      fs.writeFileSync(stateFile, state, { mode: 0o600 });
+      const imported = await stack.cli(["stack", "import", "--file", stateFile]);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(await sessionIds(stack)).toEqual(vmIds);
+
+      const config = { readyTimeoutSeconds: "120" };
+      // The first refresh records the account fingerprint that 0.1.0 did not (an update of each session's
+      // outputs); from then on refresh finds nothing to change.
+      const first = await stack.run("refresh");
+      expect(first.changes.delete ?? 0).toBe(0);
+      expect(await sessionIds(stack)).toEqual(vmIds);
+      const owners = await recordedOwners(stack);
+      expect(owners).toHaveLength(3);
+      expect(new Set(owners).size).toBe(1);
+      expect(owners[0]).toMatch(/^acct-[0-9a-f]{12}@svc-[0-9a-f]{12}$/);
+      await stack.run("refresh", { expectNoChanges: true });
+      await stack.run("preview", { config, expectNoChanges: true });
+
+      const updated = await stack.run("up", { config: { readyTimeoutSeconds: "240" } });
+      expect(updated.changes.replace ?? 0).toBe(0);
+      expect(updated.changes.create ?? 0).toBe(0);
+      expect(updated.changes.delete ?? 0).toBe(0);
+      expect(updated.changes.update).toBeGreaterThanOrEqual(2);
+      const outputs = updated.outputs.vmIds as { full: string; plain: string; review: Record<string, string> };
+      expect([outputs.full, outputs.plain, outputs.review.edge].sort()).toEqual(vmIds);
+      expect(stack.emulator.control.books().started).toBe(0);
+      expect(active(stack)).toEqual(vmIds);
+      await stack.run("preview", { config: { readyTimeoutSeconds: "240" }, expectNoChanges: true });
+
+      await stack.run("destroy");
+      expect(await sessionIds(stack)).toEqual([]);
+      expect(active(stack)).toEqual([]);
+      expect(stack.emulator.control.books().started).toBe(0);
+    },
+    { emulator: { apiKey: UPGRADE_API_KEY }, pathDirs: [path.join(projectDir, "node_modules", ".bin")], name: "upgrade" },
+  );
+});

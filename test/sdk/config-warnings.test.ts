@@ -1,0 +1,48 @@
+import * as pulumi from "@pulumi/pulumi";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { BrowserSession } from "../../sdk";
+import { resetPlainSecretsCheck } from "../../sdk/configWarnings";
+import { useMockEngine, value } from "./mocks";
+
+useMockEngine();
+
+let warnings: string[];
+beforeEach(() => {
+  warnings = [];
+  resetPlainSecretsCheck();
+  vi.spyOn(pulumi.log, "warn").mockImplementation(async (message: string) => {
+    warnings.push(message);
+  });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  pulumi.runtime.setAllConfig({}, []);
+});
+
+describe("credentials set as plain stack config", () => {
+  it("warn once, naming `pulumi config set --secret remote-browser:apiKey`", async () => {
+    pulumi.runtime.setAllConfig({ "remote-browser:apiKey": "rb_test_plain" }, []);
+    await value(new BrowserSession("a", { browser: "chrome" }).urn);
+    await value(new BrowserSession("b", { browser: "chrome" }).urn);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("remote-browser:apiKey is set as plain (non-secret) stack config");
+    expect(warnings[0]).toContain("pulumi config set --secret remote-browser:apiKey");
+    // The warning names the setting, never its value.
+    expect(warnings[0]).not.toContain("rb_test_plain");
+  });
+
+  it("also for the idempotency secret", async () => {
+    pulumi.runtime.setAllConfig({ "remote-browser:apiKey": "k", "remote-browser:idempotencySecret": "0123456789abcdef" }, ["remote-browser:apiKey"]);
+    await value(new BrowserSession("c", { browser: "chrome" }).urn);
+    expect(warnings).toEqual([expect.stringContaining("pulumi config set --secret remote-browser:idempotencySecret")]);
+  });
+
+  it("say nothing when the key is a secret or not in the config at all", async () => {
+    pulumi.runtime.setAllConfig({ "remote-browser:apiKey": "rb_test_secret" }, ["remote-browser:apiKey"]);
+    await value(new BrowserSession("d", { browser: "chrome" }).urn);
+    resetPlainSecretsCheck();
+    pulumi.runtime.setAllConfig({}, []);
+    await value(new BrowserSession("e", { browser: "chrome" }).urn);
+    expect(warnings).toEqual([]);
+  });
+});
