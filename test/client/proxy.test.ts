@@ -18,7 +18,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { RemoteBrowserClient, defaultDispatcher } from "../../client";
 import { thrown, useEmulator } from "../helpers/emulator";
 
-const t = useEmulator();
+// The calls arrive under the test host name, which the emulator serves only when told to.
+const t = useEmulator({ allowRemote: true });
 
 const HOST = "api.remote-browser.test";
 const fixtures = path.join(__dirname, "..", "fixtures", "tls");
