@@ -25,7 +25,10 @@ export class RemoteBrowserComponentProvider extends ComponentProvider {
 
   /** @param packageRoot the folder of this package's `package.json` (the plugin's version is its version). */
   constructor(packageRoot: string) {
-    super({ name: PACKAGE_NAME, components: COMPONENTS.map((c) => c.component), dirname: packageRoot });
+    // The version is passed rather than left to ComponentProvider: older releases of @pulumi/pulumi
+    // (3.199.0 and before) do not read it from package.json and serve every plugin as version 0.0.0.
+    const { version } = JSON.parse(fs.readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { version: string };
+    super({ name: PACKAGE_NAME, components: COMPONENTS.map((c) => c.component), dirname: packageRoot, version });
     const file = path.join(packageRoot, SCHEMA_FILE);
     this.served = withVersion(JSON.parse(fs.readFileSync(file, "utf8")) as PackageSchema, this.version);
   }

@@ -1,19 +1,29 @@
 #!/usr/bin/env bash
 # Provides the Pulumi CLI the project runs under, and prints the absolute path of its `pulumi` binary.
 #
+#   bash scripts/engine.sh            the default pin (engine/go.mod: the CLI every test cell but one uses)
+#   bash scripts/engine.sh current    the newest CLI the project is tested with (engine/current/go.mod)
+#
 #   1. PULUMI_REMOTE_BROWSER_PULUMI=/path/to/pulumi   use exactly that binary
 #   2. a `pulumi` on PATH whose version is at least the pinned one
 #   3. otherwise the pinned CLI built from the Go module proxy into a cache outside the repository
 #      (${XDG_CACHE_HOME:-~/.cache}/pulumi-remote-browser/engine/v<version>/bin/pulumi) and reused afterwards.
 #
 # The CLI is built rather than downloaded because only package registries are reachable from the machines
-# this project is developed and tested on. engine/go.sum pins every module, so later builds verify against it.
+# this project is developed and tested on. Each wrapper module's go.sum pins every module, so builds verify
+# against it. The version is read from the wrapper's go.mod, so the pin lives in one place.
 # Nothing here reads or writes ~/.pulumi.
 set -euo pipefail
 
-PINNED=3.248.0
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 log() { printf 'engine: %s\n' "$*" >&2; }
+case "${1:-default}" in
+  default) module=$here/engine ;;
+  current) module=$here/engine/current ;;
+  *) log "unknown CLI pin '$1' (expected: default or current)"; exit 2 ;;
+esac
+PINNED=$(sed -nE 's#^[[:space:]]*(require[[:space:]]+)?github.com/pulumi/pulumi/pkg/v3 v([0-9.]+)$#\2#p' "$module/go.mod")
+[ -n "$PINNED" ] || { log "$module/go.mod does not require github.com/pulumi/pulumi/pkg/v3"; exit 1; }
 
 version_of() { "$1" version 2>/dev/null | sed -E 's/^v//; s/[-+].*$//' || true; }
 at_least() { # $1 >= $2, both x.y.z
@@ -66,7 +76,7 @@ if [ -x "$bin" ] && [ "$(version_of "$bin")" = "$PINNED" ]; then echo "$bin"; ex
 log "building pulumi $PINNED from the Go module proxy (first time only: about 5 minutes on 2 cores)"
 start=$(date +%s)
 tmp="$bin.tmp.$$"
-( cd "$here/engine" &&
+( cd "$module" &&
   GOFLAGS=-mod=readonly go build -trimpath -tags osusergo,grpcnotrace \
     -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PINNED" \
     -o "$tmp" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ) >&2

@@ -6,7 +6,8 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 echo "prepare: building" >&2
 npx tsc -p tsconfig.json
-PULUMI_REMOTE_BROWSER_PULUMI=$(bash scripts/engine.sh)
+# PRB_CLI picks the CLI pin of a test cell (see scripts/engine.sh); the default one otherwise.
+PULUMI_REMOTE_BROWSER_PULUMI=$(bash scripts/engine.sh "${PRB_CLI:-default}")
 export PULUMI_REMOTE_BROWSER_PULUMI
 # The YAML language host only where it is run (the tests ask with PREPARE_LANGUAGE_YAML=1): the demo and the
 # benchmarks do not need its first build.

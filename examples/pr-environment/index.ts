@@ -173,14 +173,16 @@ function checkCapacity(
 
 /**
  * The sessions this stack held after its previous update (browser id -> vmId), read from its own
- * `sessionIds` output. Empty on the first update. A stack reference to the stack itself reads the outputs
- * of its last completed update.
+ * `sessionIds` output. Empty on the first update.
+ *
+ * The outputs come from the engine's built-in `pulumi:pulumi:readStackOutputs` function (the lookup a stack
+ * reference makes), called as a function rather than through a `StackReference` resource: a resource would
+ * be recorded in the state with the outputs it read, and every `pulumi refresh` after an update would read
+ * newer ones and report it as changed. A function call leaves nothing in the state.
  */
 async function sessionsOfThePreviousUpdate(): Promise<Record<string, string>> {
-  const self = new pulumi.StackReference("previous-update", {
-    name: `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
-  });
-  const details = await self.getOutputDetails("sessionIds");
-  const value = details.value ?? details.secretValue;
+  const name = `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
+  const read: { outputs?: Record<string, unknown> } = await pulumi.runtime.invoke("pulumi:pulumi:readStackOutputs", { name });
+  const value = read.outputs?.sessionIds;
   return value && typeof value === "object" ? (value as Record<string, string>) : {};
 }

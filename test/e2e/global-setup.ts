@@ -26,7 +26,11 @@ export default function setup(project: TestProject): () => void {
     .pop()!;
   const projectDir = path.join(base, "project");
   fs.mkdirSync(projectDir);
-  const pulumiVersion = JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
+  // A test cell may ask for another @pulumi/pulumi than the one the repository develops with (the newest, the
+  // peerDependencies floor): the installed project is what the programs and the dynamic provider load.
+  const pulumiVersion =
+    process.env.PRB_E2E_PULUMI_SDK ||
+    JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
   fs.writeFileSync(
     path.join(projectDir, "package.json"),
     JSON.stringify(
@@ -43,6 +47,11 @@ export default function setup(project: TestProject): () => void {
     cwd: projectDir,
     stdio: ["ignore", "inherit", "inherit"],
   });
+
+  const installed = JSON.parse(fs.readFileSync(path.join(projectDir, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
+  if (installed !== pulumiVersion) throw new Error(`the e2e project installed @pulumi/pulumi ${installed}, not ${pulumiVersion}`);
+  const cli = execFileSync(pulumiBin, ["version"], { encoding: "utf8" }).trim();
+  console.log(`e2e: node ${process.version}, @pulumi/pulumi ${installed} (installed from npm), pulumi CLI ${cli}`);
 
   project.provide("e2e", { projectDir, pulumiBin, tarball: path.join(base, tarball) });
   return () => {

@@ -85,6 +85,13 @@ describe("per-pull-request environment (examples/pr-environment)", () => {
       for (const s of stack.emulator.control.sessions()) expect(text.includes(s.linkId), "a link id in plain text").toBe(false);
       expect(text.includes(stack.emulator.apiKey)).toBe(false);
 
+      // Right after the update, neither a preview nor a refresh sees a change (as pulumi/actions and
+      // ProgramTest check it): the example keeps nothing in its state that a refresh would read anew.
+      const settings = { prNumber: "42", previewUrl: "https://example.com/pr/42" };
+      await stack.run("preview", { program: PROGRAM, config: settings, expectNoChanges: true });
+      await stack.run("refresh", { expectNoChanges: true });
+      expect(exported.deployment.resources.map((r: { type: string }) => r.type)).not.toContain("pulumi:pulumi:StackReference");
+
       // A push that changes the preview: every session is replaced (ended before its replacement).
       const pushed = await deploy(stack, { prNumber: "42", previewUrl: "https://example.com/pr/42?rev=2" });
       const second = ids(pushed);
@@ -99,6 +106,7 @@ describe("per-pull-request environment (examples/pr-environment)", () => {
       const same = await deploy(stack, { prNumber: "42", previewUrl: "https://example.com/pr/42?rev=2" });
       expect(ids(same)).toEqual(second);
       expect(same.changes.replace ?? 0).toBe(0);
+      await stack.run("refresh", { expectNoChanges: true });
 
       await close(stack);
       expect(active(stack)).toEqual([]);
