@@ -127,7 +127,10 @@ describe("examples/yaml-review with the plain pulumi CLI and pulumi-language-yam
       // The example as it is in the repository (not a user's installed packages or stack files).
       fs.cpSync(example, dir, { recursive: true, filter: (src) => !/^(node_modules|Pulumi\..+\.yaml)$/.test(path.basename(src)) });
       // What the example's README asks for: its packages installed in its folder (here, from the packed tarball).
-      const pulumiVersion = JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
+      // The test cell's @pulumi/pulumi (scripts/cell.sh), else the one the repository is built with.
+      const pulumiVersion =
+        process.env.PRB_E2E_PULUMI_SDK ||
+        JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
       execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, `@pulumi/pulumi@${pulumiVersion}`], {
         cwd: dir,
         stdio: ["ignore", "ignore", "inherit"],
