@@ -8,9 +8,11 @@ describe("a destroy killed half-way", () => {
       await stack.run("up", { config: { browsers: "chrome,firefox,edge" } });
       expect(control.books().running).toBe(3);
 
-      // One quick end and two slow ones, so the destroy is half-way when its engine is killed.
+      // One quick end and two held ones, so the destroy is half-way when its engine is killed. The held
+      // removes are not carried out while the test looks (the emulator drops them when it closes), so what
+      // refresh sees does not depend on how fast a loaded machine gets there.
       control.fault({ operation: "remove", kind: "delay_before", count: 1, delayMs: 200 });
-      control.fault({ operation: "remove", kind: "delay_before", count: 2, delayMs: 8_000 });
+      control.fault({ operation: "remove", kind: "delay_before", count: 2, delayMs: 3_600_000 });
       const run = stack.start("destroy");
       const engine = await until(
         () => childPids(run.child.pid!).find((pid) => /(^|\/)pulumi destroy\b/.test(commandOf(pid))),
@@ -18,11 +20,14 @@ describe("a destroy killed half-way", () => {
         "the engine process",
       );
       await until(() => control.sessions().some((s) => s.status !== "running") || undefined, 60_000, "a first session to end");
+      // All three removes were sent: the two held ones are in flight when the engine dies.
+      await until(() => control.books().removeCalls === 3 || undefined, 60_000, "the two held removes");
+      expect(control.faults()).toEqual([]);
       process.kill(engine, "SIGKILL");
       await run.done;
 
-      const ended = control.sessions().filter((s) => s.status !== "running").length;
-      expect(ended).toBeGreaterThan(0);
+      const ended = control.sessions().filter((s) => s.status !== "running").map((s) => s.vmId);
+      expect(ended).toHaveLength(1);
       await stack.cli(["cancel", "--yes"]);
 
       // refresh drops the sessions that have ended and keeps the others.
@@ -31,6 +36,7 @@ describe("a destroy killed half-way", () => {
       const exported = JSON.parse(await stack.exportState());
       const recorded = (exported.deployment.resources ?? []).filter((r: { type: string }) => r.type.endsWith(":BrowserSession"));
       const stillRunning = control.sessions().filter((s) => s.status === "running").map((s) => s.vmId);
+      expect(stillRunning).toHaveLength(2);
       expect(recorded.map((r: { id: string }) => r.id).sort()).toEqual(stillRunning.sort());
 
       await stack.run("destroy");
