@@ -49,7 +49,7 @@ export const SCENARIOS: Scenario[] = [
   // remove
   { name: "remove: service errors on destroy are retried", during: "destroy", faults: [{ operation: "remove", kind: "error", count: 2 }] },
   { name: "remove: reset connections on destroy are retried", during: "destroy", faults: [{ operation: "remove", kind: "reset", count: 2 }] },
-  { name: "remove: a slow answer on destroy times out and is retried", during: "destroy", faults: [{ operation: "remove", kind: "delay_before", count: 1, delayMs: LATE_MS }], config: SLOW, timedOut: true },
+  { name: "remove: a slow answer on destroy times out and is retried", during: "destroy", faults: [{ operation: "remove", kind: "delay", count: 1, delayMs: LATE_MS }], config: SLOW, timedOut: true },
   { name: "remove: a persistent error keeps the session in the stack for the next destroy", during: "destroy", faults: [{ operation: "remove", kind: "error", count: 50 }], fails: /ending session vm-\S+ failed, so it stays in the stack for a later destroy to retry: end session failed: .*\(error\)/ },
   // image (check)
   { name: "image: service errors at preview are retried", during: "preview", faults: [{ operation: "image", kind: "error", count: 2 }] },
@@ -84,7 +84,7 @@ async function expectFaultsFired(control: EmulatorControl, scenario: Scenario): 
         return late && h.length === 0 ? undefined : h;
       },
       (f.delayMs ?? 0) + 30_000,
-      `the ${f.kind} fault on ${f.operation} in the request log`,
+      `the ${f.kind} fault on ${f.operation} in the request log ${JSON.stringify({ faults: control.faults(), log: control.requests().map((r) => [r.operation, r.fault, r.httpStatus]) })}`,
     );
     const left = control.faults().find((a) => a.operation === f.operation && a.kind === f.kind)?.remaining ?? 0;
     if (!scenario.fails) {
