@@ -219,12 +219,17 @@ describe("the remote-browser component plugin under the engine", () => {
       const schemaFile = path.join(base, "schema.json");
       fs.writeFileSync(schemaFile, await run(pulumiBin, ["package", "get-schema", path.join(dir, "pulumi-resource-remote-browser")], { cwd: workDir, env }));
       await run(sdkgen, [schemaFile, path.join(base, "sdk")]);
-      // The SDK's dependencies (its pyproject's parver and semver) in the cached virtualenv; the SDK itself,
-      // generated afresh each run, is found on PYTHONPATH.
-      const sdkDeps = JSON.stringify(fs.readFileSync(path.join(base, "sdk", "pyproject.toml"), "utf8").match(/"(parver|semver)[^"]*"/g));
-      expect(sdkDeps, "the generated SDK's dependencies").toMatch(/parver.*semver|semver.*parver/);
-      venv = (await run("bash", [path.join(root, "scripts", "python-venv.sh"), `pulumi==${pyVersion}`, ...JSON.parse(sdkDeps)])).trim();
-      env.PYTHONPATH = path.join(base, "sdk");
+      // The SDK's dependencies (its setup.py's install_requires, the pulumi pin aside) and its build tools in
+      // the cached virtualenv; the SDK itself, generated afresh each run, is installed into a folder of this
+      // run (it reads its own package metadata) that is put on PYTHONPATH.
+      const setup = fs.readFileSync(path.join(base, "sdk", "setup.py"), "utf8");
+      const requires = [.../install_requires=\[([^\]]*)\]/.exec(setup)![1]!.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
+      const sdkDeps = requires.filter((r) => !/^pulumi\b/.test(r));
+      expect(sdkDeps.join(" "), "the generated SDK's dependencies").toMatch(/parver.*semver/);
+      venv = (await run("bash", [path.join(root, "scripts", "python-venv.sh"), `pulumi==${pyVersion}`, "setuptools", "wheel", ...sdkDeps])).trim();
+      const site = path.join(base, "site");
+      await run(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", site, path.join(base, "sdk")]);
+      env.PYTHONPATH = site;
 
       up = await act("up");
       expect(up.stdout).toContain(`using pulumi-resource-remote-browser from $PATH at ${path.join(dir, "pulumi-resource-remote-browser")}`);
