@@ -49,7 +49,7 @@ function comparable(schema: PackageSchema): unknown {
   return strip({ name, version, description, resources, types });
 }
 
-describe("the remote-browser component plugin under the engine", () => {
+describe.concurrent("the remote-browser component plugin under the engine", () => {
   it("pulumi package get-schema of the installed plugin prints the schema derived from the TypeScript sources", async () => {
     const { projectDir, pulumiBin } = inject("e2e");
     const plugin = path.join(pluginDir(), "pulumi-resource-remote-browser");

@@ -3,7 +3,7 @@ import { startEmulator } from "../../emulator";
 import { withStack } from "./harness";
 import { peakActive } from "./timeline";
 
-describe("stacks that share one account", () => {
+describe.concurrent("stacks that share one account", () => {
   it("queue for running slots with the capacity wait, never exceed the limit and leave nothing behind", async () => {
     const limit = 2;
     const stacks = 5;

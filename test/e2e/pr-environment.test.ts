@@ -61,7 +61,7 @@ function active(stack: E2EStack): string[] {
 
 const ids = (r: RunResult) => Object.values(r.outputs.sessionIds as Record<string, string>).sort();
 
-describe("per-pull-request environment (examples/pr-environment)", () => {
+describe.concurrent("per-pull-request environment (examples/pr-environment)", () => {
   it("opens with one session per browser, replaces them on a push that moves the preview, and is gone after the close", async () => {
     await withStack("trivial.js", async (stack) => {
       useExample(stack);
