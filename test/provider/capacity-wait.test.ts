@@ -5,8 +5,8 @@ import type { RemoteBrowserClient } from "../../client";
 import { DEFAULT_RETRY_POLICY, retryDecision } from "../../client/retry";
 import { createWhenCapacity } from "../../provider/capacity";
 import { generationKey, successorKey } from "../../provider/keys";
-import { waitForRunning } from "../../provider/wait";
-import { thrown, useEmulator, virtualClock } from "../helpers/emulator";
+import { DEFAULT_POLL_SCHEDULE, nextPollDelay, waitForRunning } from "../../provider/wait";
+import { eventually, thrown, useEmulator, virtualClock } from "../helpers/emulator";
 
 /**
  * The capacity wait, the status wait's deadline, the idempotency keys and the delete path, against the
@@ -156,6 +156,35 @@ describe("waitForRunning at its deadline", () => {
     expect(clock.slept.reduce((a, b) => a + b, 0)).toBe(1_000);
     expect(t.requests("status").length).toBe(outcome.polls);
     expect(outcome.polls).toBe(clock.slept.length + 1);
+  });
+});
+
+describe("waitForRunning's looks", () => {
+  it("polls every 300 ms at first, then every fifth of the time waited, at most every 5 s", () => {
+    expect(DEFAULT_POLL_SCHEDULE).toEqual({ minIntervalMs: 300, growth: 0.2, maxIntervalMs: 5_000 });
+    expect(nextPollDelay(0, DEFAULT_POLL_SCHEDULE)).toBe(300);
+    expect(nextPollDelay(10_000, DEFAULT_POLL_SCHEDULE)).toBe(2_000);
+    expect(nextPollDelay(100_000, DEFAULT_POLL_SCHEDULE)).toBe(5_000);
+  });
+
+  it("waits before its first look unless told to look at once, and counts its looks", async () => {
+    const vmId = await blocker();
+    await eventually(() => t.emu.control.sessions()[0]!.status === "running");
+    const later = virtualClock();
+    const waited = await waitForRunning({ client: t.client(), vmId, timeoutMs: 60_000, sleep: later.sleep, now: later.now });
+    expect(waited).toMatchObject({ kind: "running", polls: 1 });
+    expect(later.slept).toEqual([300]); // the default schedule's first step
+    const atOnce = virtualClock();
+    const looked = await waitForRunning({ client: t.client(), vmId, timeoutMs: 60_000, pollFirst: true, sleep: atOnce.sleep, now: atOnce.now });
+    expect(looked).toMatchObject({ kind: "running", polls: 1 });
+    expect(atOnce.slept).toEqual([]);
+    expect(t.requests("status")).toHaveLength(2);
+  });
+
+  it("reports a session the service does not know", async () => {
+    const clock = virtualClock();
+    const outcome = await waitForRunning({ client: t.client(), vmId: "vm-000000000000", timeoutMs: 60_000, pollFirst: true, sleep: clock.sleep, now: clock.now });
+    expect(outcome).toEqual({ kind: "unknown", polls: 1 });
   });
 });
 
