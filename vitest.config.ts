@@ -1,9 +1,12 @@
 import { defineConfig } from "vitest/config";
 
-// Unit, emulator, client and provider tests run in parallel; the e2e project drives the real
-// engine in child processes and runs its files one at a time to stay within two cores.
+// Every test file runs in its own process, several at once: the unit, emulator, client and provider files
+// mostly wait on timers, and each e2e file drives its own emulators, folders and stacks, so independent
+// files share the two cores well. Within an e2e file, tests marked concurrent (independent stacks: the
+// fault campaign, the bad-input runs) run a few at a time.
 export default defineConfig({
   test: {
+    maxWorkers: 4,
     projects: [
       {
         test: {
@@ -19,9 +22,7 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           testTimeout: 600_000,
           hookTimeout: 600_000,
-          fileParallelism: false,
-          // Tests marked concurrent (independent stacks) run three at a time.
-          maxConcurrency: 3,
+          maxConcurrency: 4,
           globalSetup: ["test/e2e/global-setup.ts"],
         },
       },

@@ -24,7 +24,7 @@ case "${1:-}" in
 start)
   bin=$(bindir || true)
   if [ -z "$bin" ]; then
-    [ "$(id -u)" = 0 ] || { log "no PostgreSQL server found; install Debian's postgresql package"; exit 1; }
+    [ "$(id -u)" = 0 ] || { log "no PostgreSQL server found: install it with sudo apt-get install -y postgresql"; exit 1; }
     log "installing Debian's postgresql package"
     apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
     bin=$(bindir)

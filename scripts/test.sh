@@ -15,8 +15,14 @@ set -e
 if [ -f "$report" ]; then
   node -e '
     const r = require(process.argv[1]);
+    const root = process.argv[2] + "/";
+    const files = r.testResults
+      .map((f) => ({ name: f.name.replace(root, ""), s: (f.endTime - f.startTime) / 1000 }))
+      .sort((a, b) => b.s - a.s);
+    console.log("\nslowest files (wall time, files run in parallel):");
+    for (const f of files.slice(0, 10)) console.log(`  ${f.s.toFixed(1).padStart(7)} s  ${f.name}`);
     const skipped = r.numPendingTests + r.numTodoTests;
     console.log(`\nvitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
-  ' "$PWD/$report"
+  ' "$PWD/$report" "$PWD"
 fi
 exit $code

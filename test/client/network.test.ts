@@ -56,9 +56,11 @@ describe("network faults", () => {
 
 describe("timeouts", () => {
   it("times out a slow attempt and retries it", async () => {
-    t.emu.control.fault({ operation: "quota", kind: "delay", delayMs: 5_000, count: 1 });
+    // The time-out is far below the late answer, and far above what a normal answer takes even when the
+    // e2e engines load both cores (a 150 ms time-out once timed out the retry as well).
+    t.emu.control.fault({ operation: "quota", kind: "delay", delayMs: 10_000, count: 1 });
     const events: string[] = [];
-    const client = t.client({ attemptTimeoutMs: 150 });
+    const client = t.client({ attemptTimeoutMs: 2_000 });
     client.transport.onAttempt = (e) => events.push(e.outcome);
     const quota = await client.quota();
     expect(quota.status).toBe("ok");

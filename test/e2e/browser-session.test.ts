@@ -28,7 +28,7 @@ async function expectNoSecretsInState(stack: E2EStack): Promise<void> {
   }
 }
 
-describe("BrowserSession under the real engine", () => {
+describe.concurrent("BrowserSession under the real engine", () => {
   it("creates, previews without changes, replaces on a url change, drops an ended session on refresh, and destroys", async () => {
     await withStack("sessions.js", async (stack) => {
       const up = await stack.run("up", { config: { url: "https://example.com/a", shareLanguage: "de" } });

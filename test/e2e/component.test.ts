@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -37,16 +37,6 @@ function run(command: string, args: string[], opts: { cwd?: string; env?: NodeJS
   );
 }
 
-/** Whether `command args` runs. */
-function works(command: string, args: string[]): boolean {
-  try {
-    execFileSync(command, args, { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** A schema as the CLI prints it: bound and written again, without the analyzer's own `optional` marks. */
 function comparable(schema: PackageSchema): unknown {
   const strip = (v: unknown): unknown =>
@@ -59,7 +49,7 @@ function comparable(schema: PackageSchema): unknown {
   return strip({ name, version, description, resources, types });
 }
 
-describe("the remote-browser component plugin under the engine", () => {
+describe.concurrent("the remote-browser component plugin under the engine", () => {
   it("pulumi package get-schema of the installed plugin prints the schema derived from the TypeScript sources", async () => {
     const { projectDir, pulumiBin } = inject("e2e");
     const plugin = path.join(pluginDir(), "pulumi-resource-remote-browser");
@@ -159,9 +149,9 @@ describe("the remote-browser component plugin under the engine", () => {
   // __main__.py as an inline program (it serves the program itself), and the SDK `pulumi package add`
   // would generate comes from the same Python code generator the language host uses (sdkgen.go), fed with
   // the schema the installed plugin serves. Needs python3 with venv, Go (as the engine build does) and
-  // PyPI for the `pulumi` Python package.
-  const pythonReady = works("python3", ["-c", "import venv, ensurepip"]) && works("go", ["version"]);
-  it.skipIf(!pythonReady)("the Python example runs: up starts its sessions, preview shows no change, destroy ends them", async () => {
+  // PyPI for the `pulumi` Python package; scripts/python-venv.sh installs python3-venv when it is missing
+  // (or fails naming the command) and keeps the virtualenv in a cache outside the repository.
+  it("the Python example runs: up starts its sessions, preview shows no change, destroy ends them", async () => {
     const { projectDir, pulumiBin } = inject("e2e");
     const dir = pluginDir();
     const programs = path.join(__dirname, "programs", "component-python");
@@ -199,6 +189,7 @@ describe("the remote-browser component plugin under the engine", () => {
     }
 
     let up: Record<string, any> | undefined;
+    let venv = "";
     const act = async (action: string) => {
       const request = path.join(base, `${action}.json`);
       const resultFile = path.join(base, `${action}-result.json`);
@@ -222,7 +213,7 @@ describe("the remote-browser component plugin under the engine", () => {
         }),
         { mode: 0o600 },
       );
-      const stdout = await run(path.join(base, "venv", "bin", "python"), [path.join(programs, "run.py"), request], { cwd: workDir, env });
+      const stdout = await run(path.join(venv, "bin", "python"), [path.join(programs, "run.py"), request], { cwd: workDir, env: { ...env, PYTHONDONTWRITEBYTECODE: "1" } });
       return { ...JSON.parse(fs.readFileSync(resultFile, "utf8")), stdout };
     };
     try {
@@ -230,10 +221,17 @@ describe("the remote-browser component plugin under the engine", () => {
       const schemaFile = path.join(base, "schema.json");
       fs.writeFileSync(schemaFile, await run(pulumiBin, ["package", "get-schema", path.join(dir, "pulumi-resource-remote-browser")], { cwd: workDir, env }));
       await run(sdkgen, [schemaFile, path.join(base, "sdk")]);
-      await run("python3", ["-m", "venv", path.join(base, "venv")]);
-      const pip = [path.join(base, "venv", "bin", "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"] as const;
-      await run(pip[0], [...pip.slice(1), `pulumi==${pyVersion}`]);
-      await run(pip[0], [...pip.slice(1), path.join(base, "sdk")]); // with its dependencies (parver, semver)
+      // The SDK's dependencies (its setup.py's install_requires, the pulumi pin aside) and its build tools in
+      // the cached virtualenv; the SDK itself, generated afresh each run, is installed into a folder of this
+      // run (it reads its own package metadata) that is put on PYTHONPATH.
+      const setup = fs.readFileSync(path.join(base, "sdk", "setup.py"), "utf8");
+      const requires = [.../install_requires=\[([^\]]*)\]/.exec(setup)![1]!.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
+      const sdkDeps = requires.filter((r) => !/^pulumi\b/.test(r));
+      expect(sdkDeps.join(" "), "the generated SDK's dependencies").toMatch(/parver.*semver/);
+      venv = (await run("bash", [path.join(root, "scripts", "python-venv.sh"), `pulumi==${pyVersion}`, "setuptools", "wheel", ...sdkDeps])).trim();
+      const site = path.join(base, "site");
+      await run(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", site, path.join(base, "sdk")]);
+      env.PYTHONPATH = site;
 
       up = await act("up");
       expect(up.stdout).toContain(`using pulumi-resource-remote-browser from $PATH at ${path.join(dir, "pulumi-resource-remote-browser")}`);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { startEmulator } from "../../emulator";
 import { withStack } from "./harness";
+import { peakActive } from "./timeline";
 
-describe("stacks that share one account", () => {
+describe.concurrent("stacks that share one account", () => {
   it("queue for running slots with the capacity wait, never exceed the limit and leave nothing behind", async () => {
     const limit = 2;
     const stacks = 5;
@@ -28,7 +29,11 @@ describe("stacks that share one account", () => {
       const books = emulator.control.books();
       expect(new Set(recorded).size).toBe(stacks);
       expect(books.started).toBe(stacks); // no duplicates: every session started is one a stack recorded
-      expect(books.maxRunning).toBeLessThanOrEqual(limit);
+      // From the sessions' own timelines: never more at once than the limit, and the limit was really reached.
+      const peak = peakActive(emulator.control.sessions());
+      expect(peak, "most sessions active at once").toBeLessThanOrEqual(limit);
+      expect(peak).toBe(limit);
+      expect(books.maxRunning, "the service's own peak agrees with the timelines").toBe(peak);
       expect(books.neverEnded).toBe(0);
       // The limit was really contended: some creates were refused with upgrade and then waited.
       expect(emulator.control.requests().filter((r) => r.operation === "create" && r.status === "upgrade").length).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { childPids, commandOf, until, withStack } from "./harness";
 
-describe("the real engine runs inline programs through the project's runner", () => {
+describe.concurrent("the real engine runs inline programs through the project's runner", () => {
   it("runs up, preview with no changes, refresh and destroy of a trivial dynamic resource", async () => {
     await withStack("trivial.js", async (stack) => {
       const up = await stack.run("up", { config: { value: "a" } });

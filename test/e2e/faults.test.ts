@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EmulatorControl, FaultSpec } from "../../emulator";
-import { RunFailed, withStack } from "./harness";
+import { RunFailed, until, withStack } from "./harness";
 import type { E2EStack } from "./harness";
 
 /**
@@ -18,40 +18,95 @@ interface Scenario {
   config?: Record<string, string>;
   /** Absent: the operation must succeed despite the faults. */
   fails?: RegExp;
+  /** For a create that succeeds: how many of its calls the service answered from the idempotency key's session. */
+  replays?: number;
+  /** How many calls the operation may make in all: a final refusal is not asked again. */
+  calls?: number;
+  /** The answer was late: a later call of the same operation must arrive before the late answer would have. */
+  timedOut?: boolean;
 }
 
-const SLOW = { requestTimeoutSeconds: "1" };
+/** The provider's own setting (its namespace, not the program's): one second per attempt. */
+const SLOW = { "remote-browser:requestTimeoutSeconds": "1" };
+/** Far longer than SLOW's time-out plus a backoff, so that a retry arriving before it proves the time-out. */
+const LATE_MS = 6_000;
 
 export const SCENARIOS: Scenario[] = [
   // create
-  { name: "create: two service errors are retried", faults: [{ operation: "create", kind: "error", count: 2 }] },
+  { name: "create: two service errors are retried", faults: [{ operation: "create", kind: "error", count: 2 }], replays: 0 },
   { name: "create: a persistent service error fails with its status", faults: [{ operation: "create", kind: "error", count: 50 }], fails: /create session failed: the service reported a fault on its side \(error\); service message: "injected fault/ },
-  { name: "create: a reset connection is retried", faults: [{ operation: "create", kind: "reset", count: 2 }] },
-  { name: "create: a lost answer is retried under the same key, starting one session", faults: [{ operation: "create", kind: "reset_after", count: 1 }] },
-  { name: "create: rate limiting is waited out", faults: [{ operation: "create", kind: "rate_limited", count: 2 }] },
-  { name: "create: a time-out is retried under the same key, starting one session", faults: [{ operation: "create", kind: "delay", count: 1, delayMs: 2500 }], config: SLOW },
-  { name: "create: a failed security check is final", faults: [{ operation: "create", kind: "insecure", count: 1 }], fails: /security check failed \(insecure, reason suspicious_request\)/ },
+  { name: "create: a reset connection is retried", faults: [{ operation: "create", kind: "reset", count: 2 }], replays: 0 },
+  { name: "create: a lost answer is retried under the same key, starting one session", faults: [{ operation: "create", kind: "reset_after", count: 1 }], replays: 1 },
+  { name: "create: rate limiting is waited out", faults: [{ operation: "create", kind: "rate_limited", count: 2 }], replays: 0 },
+  { name: "create: a time-out is retried under the same key, starting one session", faults: [{ operation: "create", kind: "delay", count: 1, delayMs: LATE_MS }], config: SLOW, replays: 1, timedOut: true },
+  { name: "create: a failed security check is final", faults: [{ operation: "create", kind: "insecure", count: 1 }], fails: /security check failed \(insecure, reason suspicious_request\)/, calls: 1 },
   // status
   { name: "status: service errors while waiting are retried", faults: [{ operation: "status", kind: "error", count: 3 }] },
   { name: "status: a persistent error ends the session and says so", faults: [{ operation: "status", kind: "error", count: 200 }], fails: /waiting for session vm-\S+ to run failed: read session status failed: .*\(error\).*the session was ended/s },
   { name: "status: reset connections are retried", faults: [{ operation: "status", kind: "reset", count: 2 }] },
   { name: "status: rate limiting is waited out", faults: [{ operation: "status", kind: "rate_limited", count: 2 }] },
-  { name: "status: a slow answer times out and is retried", faults: [{ operation: "status", kind: "delay_before", count: 1, delayMs: 2500 }], config: SLOW },
+  { name: "status: a slow answer times out and is retried", faults: [{ operation: "status", kind: "delay_before", count: 1, delayMs: LATE_MS }], config: SLOW, timedOut: true },
   // remove
   { name: "remove: service errors on destroy are retried", during: "destroy", faults: [{ operation: "remove", kind: "error", count: 2 }] },
   { name: "remove: reset connections on destroy are retried", during: "destroy", faults: [{ operation: "remove", kind: "reset", count: 2 }] },
+  { name: "remove: a slow answer on destroy times out and is retried", during: "destroy", faults: [{ operation: "remove", kind: "delay", count: 1, delayMs: LATE_MS }], config: SLOW, timedOut: true },
   { name: "remove: a persistent error keeps the session in the stack for the next destroy", during: "destroy", faults: [{ operation: "remove", kind: "error", count: 50 }], fails: /ending session vm-\S+ failed, so it stays in the stack for a later destroy to retry: end session failed: .*\(error\)/ },
   // image (check)
   { name: "image: service errors at preview are retried", during: "preview", faults: [{ operation: "image", kind: "error", count: 2 }] },
   { name: "image: a persistent error fails the preview with its status", during: "preview", faults: [{ operation: "image", kind: "error", count: 50 }], fails: /list images failed: the service reported a fault on its side \(error\)/ },
   // account (check) and quota (data source)
   { name: "account: service errors at preview are retried", during: "preview", faults: [{ operation: "account", kind: "error", count: 2 }] },
-  { name: "quota: service errors in getUsage are retried", faults: [{ operation: "quota", kind: "error", count: 2 }], config: { useUsage: "true" } },
+  { name: "quota: service errors in getUsage are retried", faults: [{ operation: "quota", kind: "error", count: 2 }], config: { useUsage: "true" }, replays: 0 },
   { name: "quota: a persistent error fails getUsage with its status", faults: [{ operation: "quota", kind: "error", count: 50 }], config: { useUsage: "true" }, fails: /read quota failed: the service reported a fault on its side \(error\)/ },
   // preparation
   { name: "preparation: a failed preparation ends the session and says so", setup: (c) => c.preparation({ failNext: 1 }), fails: /session vm-\S+ could not start: its preparation ended in state "error"; the session was ended/ },
   { name: "preparation: a slow preparation past the deadline ends the session", setup: (c) => c.settings({ prepMs: 4_000, prepJitterMs: 0 }), config: { readyTimeoutSeconds: "1" }, fails: /session vm-\S+ was not running after 1 s \(last state "starting"\).*the session was ended/s },
 ];
+
+/** The log's operations a fault on `op` applies to. */
+function loggedAs(op: FaultSpec["operation"]): string[] {
+  return op === "status" ? ["status", "list"] : [op];
+}
+
+/**
+ * That each fault really hit the operation: its calls carry the fault's tag in the service's request log,
+ * a transient fault was used up, and a persistent one was met more than once (the call was retried) unless
+ * the scenario says the refusal is final. A late answer is logged only when it is sent, so that is waited for.
+ */
+async function expectFaultsFired(control: EmulatorControl, scenario: Scenario): Promise<void> {
+  for (const f of scenario.faults ?? []) {
+    const ops = loggedAs(f.operation);
+    const count = f.count ?? 1;
+    const late = f.kind === "delay" || f.kind === "delay_before";
+    const hits = await until(
+      () => {
+        const h = control.requests().filter((r) => ops.includes(r.operation) && r.fault === f.kind);
+        return late && h.length === 0 ? undefined : h;
+      },
+      (f.delayMs ?? 0) + 30_000,
+      `the ${f.kind} fault on ${f.operation} in the request log ${JSON.stringify({ faults: control.faults(), log: control.requests().map((r) => [r.operation, r.fault, r.httpStatus]) })}`,
+    );
+    const left = control.faults().find((a) => a.operation === f.operation && a.kind === f.kind)?.remaining ?? 0;
+    if (!scenario.fails) {
+      expect(hits.length, `every ${f.kind} fault on ${f.operation} fired`).toBe(count);
+      expect(left, `no ${f.kind} fault on ${f.operation} is left`).toBe(0);
+    } else if (scenario.calls !== undefined) {
+      expect(hits.length).toBe(scenario.calls);
+    } else {
+      expect(hits.length, `a persistent ${f.kind} on ${f.operation} was retried before the failure`).toBeGreaterThan(1);
+    }
+    const all = control.requests().filter((r) => ops.includes(r.operation));
+    if (scenario.calls !== undefined) expect(all, `${f.operation} is not asked again after a final refusal`).toHaveLength(scenario.calls);
+    if (scenario.timedOut) {
+      // The attempt was given up at the time-out: the retry arrived while the late answer was still pending.
+      const first = hits[0]!;
+      const retry = all.find((r) => r.seq !== first.seq && r.t > first.t);
+      expect(retry, `a retry of ${f.operation} after the time-out`).toBeDefined();
+      expect(retry!.t - first.t, `the retry of ${f.operation} came before the late answer`).toBeLessThan(f.delayMs!);
+      expect(retry!.fault).toBeUndefined();
+    }
+  }
+}
 
 async function recordedIds(stack: E2EStack): Promise<string[]> {
   const exported = JSON.parse(await stack.exportState());
@@ -60,7 +115,7 @@ async function recordedIds(stack: E2EStack): Promise<string[]> {
     .map((r: { id: string }) => r.id);
 }
 
-describe("fault campaign under the real engine", () => {
+describe.concurrent("fault campaign under the real engine", () => {
   for (const scenario of SCENARIOS) {
     it(scenario.name, async () => {
       await withStack("sessions.js", async (stack) => {
@@ -75,9 +130,10 @@ describe("fault campaign under the real engine", () => {
         if (during === "destroy") {
           const up = await stack.run("up", { config });
           Object.values(up.outputs.vmIds as Record<string, string>).forEach((id) => ran.add(id));
+          control.clearRequests();
         }
         apply();
-        const action = during === "destroy" ? stack.run("destroy") : stack.run(during, { config });
+        const action = stack.run(during, { config });
         const result = await action.then(
           () => undefined,
           (e: unknown) => e,
@@ -89,6 +145,12 @@ describe("fault campaign under the real engine", () => {
           expect(text).not.toContain(stack.emulator.apiKey);
         } else {
           expect(result, result instanceof RunFailed ? result.stderr + result.stdout : "").toBeUndefined();
+        }
+        await expectFaultsFired(control, scenario);
+        if (during === "up" && !scenario.fails) {
+          // One session for the one the program declares, whatever was retried.
+          expect(control.books().started, "sessions started").toBe(1);
+          if (scenario.replays !== undefined) expect(control.books().idempotentReplays, "creates answered from the key's session").toBe(scenario.replays);
         }
         if (during !== "destroy") for (const id of await recordedIds(stack)) ran.add(id);
         // No duplicates and no leaks: a session that ran is one the stack recorded, or one the provider

@@ -37,6 +37,8 @@ export interface RunOpts {
   /** Default: the emulator's v8 base URL. */
   baseUrl?: string;
   extraArgs?: string[];
+  /** Extra options for the node process of the runner (e.g. `-r` a preload). */
+  nodeArgs?: string[];
 }
 
 export interface RunResult {
@@ -120,7 +122,7 @@ export async function withStack(
   const start = (action: string, o: RunOpts = {}): RunningProcess & { outFile: string } => {
     const outFile = path.join(workDir, `outputs-${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
     const childEnv = o.apiKey === null ? env : { ...env, [API_KEY_VAR]: o.apiKey ?? emulator.apiKey };
-    const child = spawn(process.execPath, argsFor(action, o, outFile), { cwd: workDir, env: childEnv });
+    const child = spawn(process.execPath, [...(o.nodeArgs ?? []), ...argsFor(action, o, outFile)], { cwd: workDir, env: childEnv });
     children.add(child);
     let stdout = "";
     let stderr = "";
@@ -170,12 +172,16 @@ export async function withStack(
     },
   };
 
+  let passed = false;
   try {
     await fn(stack);
+    passed = true;
   } finally {
     for (const c of children) c.kill("SIGKILL");
-    if (opts.destroy !== false) {
-      // Best effort: whatever the test left must not keep running.
+    // A test that passed has destroyed what it made (its emulator shows nothing running); one that failed
+    // may have left a locked stack and running sessions: those are cancelled and destroyed, best effort.
+    const leftRunning = !opts.sharedEmulator && emulator.control.books().neverEnded > 0;
+    if (opts.destroy !== false && (!passed || leftRunning)) {
       await cli(["cancel", "--yes"]).catch(() => undefined);
       const p = start("destroy");
       await p.done;

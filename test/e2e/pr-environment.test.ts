@@ -5,6 +5,7 @@ import { describe, expect, inject, it } from "vitest";
 import { startEmulator } from "../../emulator";
 import { RunFailed, until, withStack } from "./harness";
 import type { E2EStack, RunResult } from "./harness";
+import { peakActive } from "./timeline";
 
 /**
  * The per-pull-request example (examples/pr-environment) under the real engine, from the project that
@@ -60,7 +61,7 @@ function active(stack: E2EStack): string[] {
 
 const ids = (r: RunResult) => Object.values(r.outputs.sessionIds as Record<string, string>).sort();
 
-describe("per-pull-request environment (examples/pr-environment)", () => {
+describe.concurrent("per-pull-request environment (examples/pr-environment)", () => {
   it("opens with one session per browser, replaces them on a push that moves the preview, and is gone after the close", async () => {
     await withStack("trivial.js", async (stack) => {
       useExample(stack);
@@ -165,6 +166,8 @@ describe("per-pull-request environment (examples/pr-environment)", () => {
               expect(code, stderr).toBe(0);
               const running = active(b);
               expect(running).toHaveLength(2);
+              // From the sessions' timelines: the queued pull request never ran beside the other one's sessions.
+              expect(peakActive(emulator.control.sessions())).toBe(2);
               expect(emulator.control.books().maxRunning).toBe(2);
               await close(b);
               expect(active(b)).toEqual([]);

@@ -1,3 +1,4 @@
+import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { withStack } from "./harness";
 import type { E2EStack } from "./harness";
@@ -11,12 +12,33 @@ function expectNone(text: string, secrets: string[], where: string): void {
   for (const secret of secrets) expect(text.includes(secret), `a secret appears in ${where}`).toBe(false);
 }
 
+/** Runs the runner with its redaction off: the engine's output as it is. */
+const RAW = ["-r", path.join(__dirname, "programs", "raw-output.cjs")];
+
+/**
+ * What Pulumi itself prints in plain text at higher verbosity, which no provider can prevent: the engine
+ * logs provider configuration as `{&{{value}}}` (from -v=7) and the Node.js SDK and the engine log secret
+ * values inside their secret envelope (from -v=3). Cut out, what remains is everything else the engine,
+ * the SDK, the runner's program and the provider printed -- and there no secret may appear.
+ */
+function withoutPulumisOwnLeaks(text: string): string {
+  return text
+    .replace(/\{&\{\{[^{}]*\}\}\}/g, "{&{{[cut]}}}")
+    .replace(/(4dabf18193072939515e22adb298388d\\*"?[,:]+\\*"?1b47061264138c4ac30d75fd1eb44270\\*"?[,:]+\\*"?value\\*"?[,:]+)[^,}]*/g, "$1[cut]");
+}
+
 describe("secrets stay secret through up, refresh and destroy", () => {
   it("keeps the key and the share links out of the state, the engine's verbose logs and the messages", async () => {
     await withStack("sessions.js", async (stack) => {
       const verbose = ["--verbose", "9"];
-      const up = await stack.run("up", { config: { browsers: "chrome,firefox" }, extraArgs: verbose });
+      // The raw output first: Pulumi's own leaks aside, nothing the provider or the program prints holds a secret.
+      const raw = await stack.run("up", { config: { browsers: "chrome,firefox" }, extraArgs: verbose, nodeArgs: RAW });
       expect(stack.emulator.control.sessions()).toHaveLength(2);
+      expect(raw.stderr, "the engine's logs were captured").toMatch(/"v":9/);
+      expectNone(withoutPulumisOwnLeaks(raw.stdout + raw.stderr), secretsOf(stack), "the raw output of up at verbosity 9");
+      // The redacted output: nothing at all.
+      const up = await stack.run("up", { config: { browsers: "chrome,firefox" }, extraArgs: verbose });
+      expect(up.changes).toEqual({ same: 3 });
       expectNone(up.stdout + up.stderr, secretsOf(stack), "the output of up at verbosity 9");
       // The engine's logs really were captured (the check above is not vacuous).
       expect(up.stderr).toMatch(/"v":9/);
@@ -35,6 +57,13 @@ describe("secrets stay secret through up, refresh and destroy", () => {
       expect(failed, "the up should fail").toBeDefined();
       expect(failed!.stdout + failed!.stderr).toMatch(/could not start/);
       expectNone(failed!.stdout + failed!.stderr, secretsOf(stack), "the failed up's messages");
+      // A failure's messages as the engine prints them, below the verbosity where Pulumi prints secrets itself.
+      stack.emulator.control.preparation({ failNext: 1 });
+      const failedRaw = await stack
+        .run("up", { config: { browsers: "chrome,firefox,edge,brave" }, extraArgs: ["--verbose", "2"], nodeArgs: RAW })
+        .then(() => undefined, (e: { stdout: string; stderr: string }) => e);
+      expect(failedRaw!.stdout + failedRaw!.stderr).toMatch(/could not start/);
+      expectNone(failedRaw!.stdout + failedRaw!.stderr, secretsOf(stack), "the raw messages of a failed up");
 
       const destroy = await stack.run("destroy", { extraArgs: verbose });
       expectNone(destroy.stdout + destroy.stderr, secretsOf(stack), "the output of destroy at verbosity 9");

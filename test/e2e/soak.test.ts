@@ -59,6 +59,8 @@ describe("soak", () => {
       upsFailed: 0,
       upFailures: {} as Record<string, number>,
       destroysFailed: 0,
+      /** Drawn faults an operation that went through never met: a fault that does not fire tests nothing. */
+      faultsNotFired: 0,
       transientFaultsNotRiddenOut: 0,
       sessionsRecorded: 0,
       orphansAfterAnUp: 0,
@@ -71,7 +73,7 @@ describe("soak", () => {
     const everRecorded = new Set<string>();
     await withStack("sessions.js", async (stack) => {
       const control = stack.emulator.control;
-      const config = { count: String(SESSIONS), requestTimeoutSeconds: "2" };
+      const config = { count: String(SESSIONS), "remote-browser:requestTimeoutSeconds": "2" };
       for (let cycle = 0; cycle < CYCLES; cycle++) {
         const drawn = MENU.filter(() => random() < 0.2);
         let permanent = false;
@@ -90,7 +92,7 @@ describe("soak", () => {
           if (!permanent) tally.transientFaultsNotRiddenOut++;
           control.clearFaults();
           await stack.run("up", { config, extraArgs: ["--quiet"] }); // the pipeline's retry
-        }
+        } else tally.faultsNotFired += control.faults().length;
         const ids = await recorded(stack);
         ids.forEach((id) => everRecorded.add(id));
         tally.sessionsRecorded += ids.length;
@@ -101,6 +103,7 @@ describe("soak", () => {
         control.clearFaults();
         for (const f of drawn) if (f.spec?.operation === "remove") control.fault(f.spec);
         const destroyed = await stack.run("destroy", { extraArgs: ["--quiet"] }).then(() => undefined, (e: unknown) => e);
+        if (!destroyed) tally.faultsNotFired += control.faults().length;
         if (destroyed) {
           tally.destroysFailed++;
           control.clearFaults();
@@ -127,6 +130,11 @@ describe("soak", () => {
     expect(tally.orphansAfterAnUp).toBe(0);
     expect(tally.duplicates).toBe(0);
     expect(tally.transientFaultsNotRiddenOut).toBe(0);
+    // Every fault drawn for a destroy is transient: each must be ridden out, never left for a second destroy.
+    expect(tally.destroysFailed).toBe(0);
+    expect(tally.faultsNotFired).toBe(0);
+    // Not vacuous: faults were drawn, for the destroys too.
+    expect(Object.keys(tally.faultsInjected).some((name) => name.startsWith("remove"))).toBe(true);
     expect(tally.sessionsRecorded).toBe(CYCLES * SESSIONS);
     expect(tally.sessionsStarted).toBe(everRecorded.size + tally.sessionsThatNeverRan);
   });

@@ -3,6 +3,7 @@ import { startEmulator } from "../../emulator";
 import type { Emulator } from "../../emulator";
 import { Postgres, startPostgres } from "../helpers/postgres";
 import { RunFailed, until, withStack } from "./harness";
+import { peakActive } from "./timeline";
 
 /**
  * Many pull requests at once: each stack is driven from its own OS process (as separate CI jobs are),
@@ -11,6 +12,10 @@ import { RunFailed, until, withStack } from "./harness";
  */
 const STACKS = Number(process.env.WAVE_STACKS ?? 12);
 const LIMIT = Number(process.env.WAVE_LIMIT ?? 4);
+// A wave of no stacks, or one that never fills the limit, would pass without testing the queue.
+if (!Number.isInteger(STACKS) || !Number.isInteger(LIMIT) || LIMIT < 1 || STACKS <= LIMIT) {
+  throw new Error(`WAVE_STACKS=${process.env.WAVE_STACKS ?? ""} and WAVE_LIMIT=${process.env.WAVE_LIMIT ?? ""}: need whole numbers with WAVE_STACKS > WAVE_LIMIT >= 1`);
+}
 
 let postgres: Postgres;
 beforeAll(() => {
@@ -56,7 +61,10 @@ describe("a wave of pull-request stacks on a shared PostgreSQL backend", () => {
       expect(recorded.length).toBe(STACKS); // with a 600 s wait every stack gets its turn
       expect(new Set(recorded).size).toBe(recorded.length);
       expect(books.started).toBe(recorded.length); // no session started twice
-      expect(books.maxRunning).toBeLessThanOrEqual(LIMIT);
+      const peak = peakActive(emulator.control.sessions());
+      expect(peak, "most sessions active at once, from their timelines").toBeLessThanOrEqual(LIMIT);
+      expect(peak, "the wave really contended for the limit").toBe(Math.min(LIMIT, STACKS));
+      expect(books.maxRunning).toBe(peak);
       expect(books.neverEnded).toBe(0);
       expect(stacksInBackend()).toEqual([]);
     } finally {

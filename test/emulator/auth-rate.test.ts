@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Harness } from "./harness";
 import { startHarness } from "./harness";
 
@@ -58,6 +58,15 @@ describe("authentication", () => {
 });
 
 describe("rate limit", () => {
+  // The buckets refill by the clock: with Date held still, a burst of requests cannot earn a token back
+  // however slowly a loaded machine sends it, and a refill is a step of the clock, not a real wait.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("answers HTTP 429 with insecure and reason rate_limited once a key exceeds its rate", async () => {
     h.emu.control.settings({ rateLimit: 3 });
     const answers = [];
@@ -84,7 +93,7 @@ describe("rate limit", () => {
     for (let i = 0; i < 5; i++) await h.get("/v8/user/quota");
     expect((await h.get("/v8/user/quota")).http).toBe(429);
     // One token comes back every 200 ms at 5 per second.
-    await new Promise((r) => setTimeout(r, 250));
+    vi.setSystemTime(Date.now() + 250);
     expect((await h.get("/v8/user/quota")).http).toBe(200);
   });
 

@@ -22,11 +22,12 @@ describe("session lifecycle", () => {
   });
 
   it("takes about prepMs to prepare", async () => {
-    h.emu.control.settings({ prepMs: 1_000, prepJitterMs: 0 });
+    // Long enough that a loaded machine still looks while it is starting.
+    h.emu.control.settings({ prepMs: 2_000, prepJitterMs: 0 });
     const a = await h.create();
     await sleep(60);
     expect(await h.status(a.body.vmId)).toBe("starting");
-    await waitForStatus(h, a.body.vmId, "running");
+    await waitForStatus(h, a.body.vmId, "running", 5_000);
   });
 
   it("ends preparation in error for the next N sessions when told to fail", async () => {
