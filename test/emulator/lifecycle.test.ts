@@ -57,19 +57,22 @@ describe("session lifecycle", () => {
     expect(await h.status(a.body.vmId)).toBe("running");
   });
 
+  // `stopping` lasts 2 s here rather than the default 200 ms, so that a loaded machine still sees it.
   it("moves a starting session to stopping and then deleted on remove", async () => {
+    h.emu.control.settings({ stopMs: 2_000 });
     const a = await h.create();
     expect((await h.post("/v8/vm/remove", { id: a.body.vmId })).body).toEqual({ status: "ok" });
     expect(await h.status(a.body.vmId)).toBe("stopping");
-    await waitForStatus(h, a.body.vmId, "deleted");
+    await waitForStatus(h, a.body.vmId, "deleted", 10_000);
   });
 
   it("moves a running session to stopping and then deleted on remove", async () => {
     const a = await h.create();
     await waitForStatus(h, a.body.vmId, "running");
+    h.emu.control.settings({ stopMs: 2_000 });
     await h.post("/v8/vm/remove", { id: a.body.vmId });
     expect(await h.status(a.body.vmId)).toBe("stopping");
-    await waitForStatus(h, a.body.vmId, "deleted");
+    await waitForStatus(h, a.body.vmId, "deleted", 10_000);
     expect(h.emu.control.sessions()[0]?.endedAt).not.toBeNull();
   });
 

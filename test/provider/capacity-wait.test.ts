@@ -152,7 +152,7 @@ describe("waitForRunning at its deadline", () => {
     const clock = virtualClock();
     const outcome = await waitForRunning({ client: t.client(), vmId, timeoutMs: 1_000, pollFirst: true, sleep: clock.sleep, now: clock.now });
     expect(outcome).toMatchObject({ kind: "timeout", last: "starting" });
-    expect(clock.slept[0]).toBe(300);
+    expect(clock.slept[0]).toBe(225); // the default schedule's first look
     expect(clock.slept.reduce((a, b) => a + b, 0)).toBe(1_000);
     expect(t.requests("status").length).toBe(outcome.polls);
     expect(outcome.polls).toBe(clock.slept.length + 1);
@@ -160,10 +160,11 @@ describe("waitForRunning at its deadline", () => {
 });
 
 describe("waitForRunning's looks", () => {
-  it("polls every 300 ms at first, then every fifth of the time waited, at most every 5 s", () => {
-    expect(DEFAULT_POLL_SCHEDULE).toEqual({ minIntervalMs: 300, growth: 0.2, maxIntervalMs: 5_000 });
-    expect(nextPollDelay(0, DEFAULT_POLL_SCHEDULE)).toBe(300);
-    expect(nextPollDelay(10_000, DEFAULT_POLL_SCHEDULE)).toBe(2_000);
+  it("looks after 225 ms, then every 450 ms, then every sixth of the time waited, at most every 5 s", () => {
+    expect(DEFAULT_POLL_SCHEDULE).toEqual({ firstDelayMs: 225, minIntervalMs: 450, growth: 0.1667, maxIntervalMs: 5_000 });
+    expect(nextPollDelay(0, DEFAULT_POLL_SCHEDULE)).toBe(225);
+    expect(nextPollDelay(1_000, DEFAULT_POLL_SCHEDULE)).toBe(450);
+    expect(nextPollDelay(10_000, DEFAULT_POLL_SCHEDULE)).toBe(1_667);
     expect(nextPollDelay(100_000, DEFAULT_POLL_SCHEDULE)).toBe(5_000);
   });
 
@@ -173,7 +174,7 @@ describe("waitForRunning's looks", () => {
     const later = virtualClock();
     const waited = await waitForRunning({ client: t.client(), vmId, timeoutMs: 60_000, sleep: later.sleep, now: later.now });
     expect(waited).toMatchObject({ kind: "running", polls: 1 });
-    expect(later.slept).toEqual([300]); // the default schedule's first step
+    expect(later.slept).toEqual([225]); // the default schedule's first step
     const atOnce = virtualClock();
     const looked = await waitForRunning({ client: t.client(), vmId, timeoutMs: 60_000, pollFirst: true, sleep: atOnce.sleep, now: atOnce.now });
     expect(looked).toMatchObject({ kind: "running", polls: 1 });
