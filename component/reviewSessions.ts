@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { ValidationError } from "../provider/errors";
 import { BrowserSession } from "../sdk/browserSession";
 
 /** Viewer language of the share links. */
@@ -95,16 +96,16 @@ export class ReviewSessions extends pulumi.ComponentResource {
 function browserList(name: string, browsers: unknown): string[] {
   const where = `ReviewSessions "${name}": browsers`;
   if (!Array.isArray(browsers)) {
-    throw new Error(
+    throw new ValidationError(
       `${where} must be a list of browser image ids known when the program runs, e.g. ["chrome", "firefox"]` +
         (pulumi.Output.isInstance(browsers) ? ", not an output of another resource or a secret" : ""),
     );
   }
-  if (browsers.length === 0) throw new Error(`${where} must name at least one browser`);
+  if (browsers.length === 0) throw new ValidationError(`${where} must name at least one browser`);
   const seen = new Set<string>();
   for (const b of browsers) {
-    if (typeof b !== "string" || b.trim() === "") throw new Error(`${where} must hold non-empty strings, got ${JSON.stringify(b) ?? String(b)}`);
-    if (seen.has(b)) throw new Error(`${where} names "${b}" twice; each browser gets one session`);
+    if (typeof b !== "string" || b.trim() === "") throw new ValidationError(`${where} must hold non-empty strings, got ${JSON.stringify(b) ?? String(b)}`);
+    if (seen.has(b)) throw new ValidationError(`${where} names "${b}" twice; each browser gets one session`);
     seen.add(b);
   }
   return [...seen];

@@ -1,5 +1,6 @@
 import { RemoteBrowserError, isRemoteBrowserError } from "../client";
 import type { CreateAnswer, CreateRequest, QuotaAnswer, RemoteBrowserClient } from "../client";
+import { EngineGoneError } from "./errors";
 import { QueueProgress, sleepTelling, throttled } from "./progress";
 
 /**
@@ -68,6 +69,6 @@ export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<Cre
     tell();
     if (opts.onProgress) await sleepTelling(pause, opts.sleep, tell);
     else await opts.sleep(pause);
-    if (!opts.engineAlive()) throw new Error("the engine went away while waiting for a free running slot; no session was started");
+    if (!opts.engineAlive()) throw new EngineGoneError("the engine went away while waiting for a free running slot; no session was started");
   }
 }

@@ -17,6 +17,7 @@ const BRAND = Symbol.for("pulumi-remote-browser.ProviderError");
 export type ProviderErrorCode =
   | "configuration" // the provider's settings are missing or malformed (the client's code for the same)
   | "key_refused" // the service refused the API key, or the account has no programmatic access
+  | "validation" // an input breaks a rule where no per-property check report is possible (components)
   | "stale_idempotency_key" // a key set by the user belongs to a session that has ended
   | "idempotency_keys_exhausted" // every key of the derived chain belongs to an ended session
   | "not_running_in_time" // the session was not running within readyTimeoutSeconds
@@ -80,6 +81,8 @@ function member<C extends ProviderErrorCode>(code: C, name: string) {
 
 export const ConfigError = member("configuration", "ConfigError");
 export type ConfigError = InstanceType<typeof ConfigError>;
+export const ValidationError = member("validation", "ValidationError");
+export type ValidationError = InstanceType<typeof ValidationError>;
 export const KeyRefusedError = member("key_refused", "KeyRefusedError");
 export type KeyRefusedError = InstanceType<typeof KeyRefusedError>;
 export const StaleIdempotencyKeyError = member("stale_idempotency_key", "StaleIdempotencyKeyError");

@@ -36,6 +36,7 @@ export {
   SessionKeptError,
   StaleIdempotencyKeyError,
   StatusUnreadableError,
+  ValidationError,
   isProviderError,
 } from "../provider/errors";
 export type { ProviderErrorCode } from "../provider/errors";

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import { ReviewSessions } from "../../component/reviewSessions";
+import { ValidationError } from "../../provider/errors";
 import { PROJECT, STACK, secret, useMockEngine, value } from "../sdk/mocks";
 
 /**
@@ -100,7 +101,15 @@ describe("ReviewSessions", () => {
     ["a number", ["chrome", 7], /must hold non-empty strings, got 7/],
   ])("refuses browsers that are %s, before registering any session", (_what, browsers, message) => {
     const before = engine.registrations.length;
-    expect(() => new ReviewSessions(`bad-${before}`, { browsers: browsers as string[], url: "https://x.example.test/" })).toThrow(message);
+    let thrown: unknown;
+    try {
+      new ReviewSessions(`bad-${before}`, { browsers: browsers as string[], url: "https://x.example.test/" });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(ValidationError);
+    expect((thrown as ValidationError).code).toBe("validation");
+    expect((thrown as Error).message).toMatch(message);
     expect(engine.registrations.filter((r) => r.type === SESSION && r.name.startsWith(`bad-${before}-`))).toEqual([]);
   });
 });

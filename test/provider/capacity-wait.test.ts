@@ -132,6 +132,7 @@ describe("createWhenCapacity", () => {
     };
     const err = await thrown(() => createWhenCapacity({ ...opts, sleep }));
     expect((err as Error).message).toBe("the engine went away while waiting for a free running slot; no session was started");
+    expect((err as { code?: string }).code).toBe("engine_gone");
     expect(creates()).toHaveLength(2);
     expect(t.emu.control.books().started).toBe(1);
   });
