@@ -46,6 +46,7 @@ describe("createWhenCapacity", () => {
     const { clock, opts } = waitOpts(client, { onWaiting: (q) => waiting.push(q) });
     let pauses = 0;
     const sleep = async (ms: number) => {
+      expect(waiting, "the notice comes before the first pause").toHaveLength(1);
       await clock.sleep(ms);
       if (++pauses === 2) t.emu.control.endSession(held);
     };
