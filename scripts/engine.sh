@@ -26,9 +26,7 @@ PINNED=$(sed -nE 's#^[[:space:]]*(require[[:space:]]+)?github.com/pulumi/pulumi/
 [ -n "$PINNED" ] || { log "$module/go.mod does not require github.com/pulumi/pulumi/pkg/v3"; exit 1; }
 
 version_of() { "$1" version 2>/dev/null | sed -E 's/^v//; s/[-+].*$//' || true; }
-at_least() { # $1 >= $2, both x.y.z
-  [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
-}
+source "$here/scripts/go-build.sh"
 
 if [ -n "${PULUMI_REMOTE_BROWSER_PULUMI:-}" ]; then
   [ -x "$PULUMI_REMOTE_BROWSER_PULUMI" ] || { log "PULUMI_REMOTE_BROWSER_PULUMI=$PULUMI_REMOTE_BROWSER_PULUMI is not an executable"; exit 1; }
@@ -64,23 +62,7 @@ if [ -x "$bin" ] && [ "$(version_of "$bin")" = "$PINNED" ]; then
   echo "$bin"; exit 0
 fi
 
-command -v go >/dev/null || { log "Go >= 1.25 is needed to build the Pulumi CLI (or put pulumi >= $PINNED on PATH)"; exit 1; }
-gov=$(go env GOVERSION | sed 's/^go//')
-at_least "$gov" 1.25 || { log "Go $gov is too old: the Pulumi $PINNED CLI needs Go >= 1.25"; exit 1; }
-
-mkdir -p "$cache/bin"
-exec 9>"$cache/.lock"
-flock 9 # two test runs starting at once build once
-if [ -x "$bin" ] && [ "$(version_of "$bin")" = "$PINNED" ]; then echo "$bin"; exit 0; fi
-
-log "building pulumi $PINNED from the Go module proxy (first time only: about 5 minutes on 2 cores)"
-start=$(date +%s)
-tmp="$bin.tmp.$$"
-( cd "$module" &&
-  GOFLAGS=-mod=readonly go build -trimpath -tags osusergo,grpcnotrace \
-    -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PINNED" \
-    -o "$tmp" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ) >&2
-mv "$tmp" "$bin"
+build_pinned pulumi "$PINNED" "$bin" "$module" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi \
+  -tags osusergo,grpcnotrace -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PINNED"
 bundle_plugin
-log "built $bin in $(( $(date +%s) - start ))s"
 echo "$bin"

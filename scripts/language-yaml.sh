@@ -46,27 +46,9 @@ if [ -x "$bin" ] && [ "$(version_of "$bin")" = "$PINNED" ]; then
   echo "$bin"; exit 0
 fi
 
-at_least() { # $1 >= $2, both x.y[.z]
-  [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
-}
-command -v go >/dev/null || { log "Go >= 1.25 is needed to build pulumi-language-yaml $PINNED (or put it on PATH)"; exit 1; }
-gov=$(go env GOVERSION | sed 's/^go//')
-at_least "$gov" 1.25 || { log "Go $gov is too old: pulumi-language-yaml $PINNED needs Go >= 1.25"; exit 1; }
-
-mkdir -p "$cache/bin"
-exec 9>"$cache/.lock"
-flock 9 # two test runs starting at once build once
-if [ -x "$bin" ] && [ "$(version_of "$bin")" = "$PINNED" ]; then echo "$bin"; exit 0; fi
-
-log "building pulumi-language-yaml $PINNED from the Go module proxy (first time only: about 4 minutes on 2 cores)"
-start=$(date +%s)
-tmp="$bin.tmp.$$"
+source "$here/scripts/go-build.sh"
 # The same version stamp as the project's release builds (.goreleaser.yml): the engine reads it back
 # through GetPluginInfo.
-( cd "$here/language-yaml" &&
-  GOFLAGS=-mod=readonly go build -trimpath \
-    -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$PINNED" \
-    -o "$tmp" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml ) >&2
-mv "$tmp" "$bin"
-log "built $bin in $(( $(date +%s) - start ))s"
+build_pinned pulumi-language-yaml "$PINNED" "$bin" "$here/language-yaml" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml \
+  -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$PINNED"
 echo "$bin"
