@@ -37,9 +37,17 @@ start)
   as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
     -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >&2
   as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U pulumi pulumi
+  url="postgres://pulumi@127.0.0.1:$port/pulumi?sslmode=disable"
+  # The CLI creates its table on the first open of the backend with CREATE TABLE IF NOT EXISTS, which
+  # PostgreSQL does not serialise: several first opens at once (a wave of CI jobs on a new backend) fail with
+  # "duplicate key value violates unique constraint pg_type_typname_nsp_index". One open here, before anyone
+  # else, lets the CLI lay out its own table.
+  pulumi=$(bash "$(dirname "${BASH_SOURCE[0]}")/engine.sh")
+  PULUMI_HOME="$dir/home" PULUMI_SKIP_UPDATE_CHECK=1 "$pulumi" login --non-interactive "$url" >/dev/null 2>"$dir/login.log" \
+    || { cat "$dir/login.log" >&2; exit 1; }
   log "running in $dir"
   echo "$dir" >&2
-  echo "postgres://pulumi@127.0.0.1:$port/pulumi?sslmode=disable"
+  echo "$url"
   ;;
 stop)
   dir=${2:?usage: scripts/postgres.sh stop DIR}
