@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
@@ -135,11 +135,12 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
       return { outputs: {}, masked: {}, changes: {} };
     }
 
+    const outputs = readOutputsOnce(workspace, pulumiBin, opts.workDir, envVars);
     const stack = await Stack.createOrSelect(opts.stackName, workspace);
     if (opts.config && Object.keys(opts.config).length > 0) {
       await setStackConfig(stack, opts.config, { pulumiBin, workDir: opts.workDir, env: envVars });
     }
-    return await runAction(opts, stack, { onOutput, onError, onEvent, pulumiBin, envVars });
+    return await runAction(opts, stack, { onOutput, onError, onEvent, masked: outputs.masked });
   } catch (e) {
     throw redactError(e, redact);
   } finally {
@@ -155,15 +156,13 @@ async function runAction(
     onOutput?: (t: string) => void;
     onError?: (t: string) => void;
     onEvent?: (e: EngineEvent) => void;
-    pulumiBin: string;
-    envVars: Record<string, string>;
+    /** The CLI's masked view of the outputs the stack read last. */
+    masked: () => Record<string, unknown>;
   },
 ): Promise<RunResult> {
-  const { onOutput, onError, onEvent, pulumiBin, envVars } = io;
+  const { onOutput, onError, onEvent, masked } = io;
   const logging = opts.verbose ? { logVerbosity: opts.verbose, logToStdErr: true } : {};
 
-  // The Automation API flags only top-level secrets; the CLI's own masking also covers nested ones.
-  const masked = () => maskedOutputs(pulumiBin, opts.stackName, opts.workDir, envVars);
   switch (opts.action) {
     case "up": {
       const res = await stack.up({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, ...logging });
@@ -188,13 +187,33 @@ async function runAction(
   }
 }
 
-function maskedOutputs(pulumiBin: string, stackName: string, workDir: string, env: Record<string, string>): Record<string, unknown> {
-  const text = execFileSync(pulumiBin, ["stack", "output", "--json", "--stack", stackName, "--non-interactive"], {
-    cwd: workDir,
-    env: { ...process.env, ...env },
-    encoding: "utf8",
-  });
-  return JSON.parse(text || "{}");
+/**
+ * Reads the stack's outputs as the Automation API does (the CLI's masked view, then the plain one) and keeps
+ * the masked view too: the Automation API flags only top-level secrets, while the CLI's masking also covers
+ * nested ones. Reading that view once more would cost another CLI start, with its passphrase key
+ * derivation, on every update.
+ */
+function readOutputsOnce(
+  workspace: LocalWorkspace,
+  pulumiBin: string,
+  workDir: string,
+  env: Record<string, string>,
+): { masked: () => Record<string, unknown> } {
+  let masked: Record<string, unknown> = {};
+  const read = (stackName: string, showSecrets: boolean) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const args = ["stack", "output", "--json", ...(showSecrets ? ["--show-secrets"] : []), "--stack", stackName, "--non-interactive"];
+      execFile(pulumiBin, args, { cwd: workDir, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+        if (err) reject(new Error(`pulumi stack output failed: ${String(stderr).trim() || err.message}`));
+        else resolve(JSON.parse(String(stdout) || "{}") as Record<string, unknown>);
+      });
+    });
+  workspace.stackOutputs = async (stackName: string): Promise<OutputMap> => {
+    masked = await read(stackName, false);
+    const plain = await read(stackName, true);
+    return Object.fromEntries(Object.entries(plain).map(([k, value]) => [k, { value, secret: masked[k] === "[secret]" }]));
+  };
+  return { masked: () => masked };
 }
 
 function countsOf(changes: Record<string, number> | undefined): Record<string, number> {
