@@ -85,6 +85,8 @@ export async function withStack(
     pathDirs?: string[];
     /** The `pulumi` the runner and `cli` run (e.g. a wrapper that records its arguments). Default: the suite's. */
     pulumiBin?: string;
+    /** Hand the runner the key and base URL on every run, even when the stack's config holds them already. */
+    configEveryRun?: boolean;
   } = {},
 ): Promise<void> {
   const { projectDir } = inject("e2e");
@@ -107,13 +109,29 @@ export async function withStack(
   const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
   const children = new Set<ChildProcess>();
 
-  const argsFor = (action: string, o: RunOpts, outFile: string) => {
+  // The key and base URL go into the stack's config on the first run, and again only when they change or
+  // the checkout lost its Pulumi.<stack>.yaml: each `pulumi config set` is a CLI start with a passphrase key
+  // derivation, and most runs would only write what is there. The key is known only from a run that wrote
+  // it and succeeded; any other way it may have changed makes it unknown, so that it is written again.
+  const configFile = path.join(workDir, `Pulumi.${name}.yaml`);
+  let keyWritten: string | undefined;
+  const settingsFor = (o: RunOpts) => {
+    const held = !opts.configEveryRun && fs.existsSync(configFile) ? fs.readFileSync(configFile, "utf8") : "";
+    const baseUrl = o.baseUrl ?? emulator.apiBaseUrl;
+    const key = o.apiKey === null ? null : (o.apiKey ?? emulator.apiKey);
+    return {
+      baseUrl: held.includes(`  remote-browser:baseUrl: ${baseUrl}\n`) ? undefined : baseUrl,
+      key: key !== null && key === keyWritten && /^ {2}remote-browser:apiKey:$/m.test(held) ? undefined : key,
+    };
+  };
+
+  const argsFor = (action: string, o: RunOpts, outFile: string, settings: ReturnType<typeof settingsFor>) => {
     const args = [runner, action, "--stack", name, "--project", "e2e", "--work-dir", workDir, "--outputs-file", outFile];
     if (opts.backendUrl) args.push("--backend", opts.backendUrl);
     if (action === "up" || action === "preview") args.push("--program", o.program ? path.join(workDir, "programs", o.program) : programPath);
-    args.push("--config", `remote-browser:baseUrl=${o.baseUrl ?? emulator.apiBaseUrl}`);
+    if (settings.baseUrl) args.push("--config", `remote-browser:baseUrl=${settings.baseUrl}`);
     // The key reaches the runner through its environment (see start), never its command line.
-    if (o.apiKey !== null) args.push("--secret-env", `remote-browser:apiKey=${API_KEY_VAR}`);
+    if (settings.key) args.push("--secret-env", `remote-browser:apiKey=${API_KEY_VAR}`);
     for (const [k, v] of Object.entries(o.config ?? {})) args.push("--config", `${k}=${v}`);
     if (o.expectNoChanges) args.push("--expect-no-changes");
     return [...args, ...(o.extraArgs ?? [])];
@@ -121,8 +139,11 @@ export async function withStack(
 
   const start = (action: string, o: RunOpts = {}): RunningProcess & { outFile: string } => {
     const outFile = path.join(workDir, `outputs-${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
-    const childEnv = o.apiKey === null ? env : { ...env, [API_KEY_VAR]: o.apiKey ?? emulator.apiKey };
-    const child = spawn(process.execPath, [...(o.nodeArgs ?? []), ...argsFor(action, o, outFile)], { cwd: workDir, env: childEnv });
+    const settings = settingsFor(o);
+    const childEnv = settings.key ? { ...env, [API_KEY_VAR]: settings.key } : env;
+    const otherSecrets = (o.extraArgs ?? []).some((a) => a.startsWith("--secret"));
+    if (action !== "rm" && (settings.key !== undefined || o.apiKey === null || otherSecrets)) keyWritten = undefined;
+    const child = spawn(process.execPath, [...(o.nodeArgs ?? []), ...argsFor(action, o, outFile, settings)], { cwd: workDir, env: childEnv });
     children.add(child);
     let stdout = "";
     let stderr = "";
@@ -131,6 +152,7 @@ export async function withStack(
     const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
       child.on("close", (code) => {
         children.delete(child);
+        if (settings.key && code === 0 && !otherSecrets) keyWritten = settings.key;
         resolve({ code, stdout, stderr });
       }),
     );

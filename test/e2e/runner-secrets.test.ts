@@ -127,7 +127,7 @@ describe("the runner keeps secrets off every command line", () => {
         // The stack's config holds the key encrypted, not in plain text.
         expect(fs.readFileSync(path.join(stack.workDir, `Pulumi.${stack.name}.yaml`), "utf8")).not.toContain(key);
       },
-      { pulumiBin: path.join(shimDir, "pulumi") },
+      { pulumiBin: path.join(shimDir, "pulumi"), configEveryRun: true },
     );
   });
 
