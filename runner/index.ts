@@ -93,7 +93,7 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   }
   // Everything the engine prints, and every error passed on, goes through the redactor: see redact.ts for
   // what Pulumi leaks and when.
-  const redact = redactor([
+  const known = [
     ...Object.values(opts.config ?? {})
       .filter((c) => c.secret)
       .map((c) => c.value),
@@ -102,7 +102,9 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
       .map(([, v]) => v),
     ...(process.env.REMOTE_BROWSER_API_KEY ? [process.env.REMOTE_BROWSER_API_KEY] : []),
     ...credentialsOf(envVars.PULUMI_BACKEND_URL),
-  ]);
+  ];
+  let redactKnown = redactor(known);
+  const redact = (text: string) => redactKnown(text);
   // The Automation API runs `pulumi` from PATH, and the engine starts the dynamic provider plugin
   // from PATH too; both must see the same folders.
   process.env.PATH = envVars.PATH;
@@ -139,6 +141,12 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
     const stack = await Stack.createOrSelect(opts.stackName, workspace);
     if (opts.config && Object.keys(opts.config).length > 0) {
       await setStackConfig(stack, opts.config, { pulumiBin, workDir: opts.workDir, env: envVars });
+    }
+    if (opts.verbose) {
+      // The engine's verbose logs print the provider's settings, secrets included, in plain text; the
+      // stack's secret config must be known to the redactor even when this run did not set it.
+      const held = await stack.getAllConfig();
+      redactKnown = redactor([...known, ...Object.values(held).filter((c) => c.secret).map((c) => c.value)]);
     }
     return await runAction(opts, stack, { onOutput, onError, onEvent, masked: outputs.masked });
   } catch (e) {
