@@ -1,6 +1,7 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { RemoteBrowserError, isRemoteBrowserError } from "../../client";
+import { errorFromAnswer } from "../../client/errors";
 import { thrown, useEmulator } from "../helpers/emulator";
 
 const t = useEmulator();
@@ -182,5 +183,31 @@ describe("the error family", () => {
       expect((err as Error).message).not.toContain(key);
       expect(inspect(err, { depth: 10, showHidden: true })).not.toContain(key);
     }
+  });
+});
+
+describe("errorFromAnswer (a refusal of the service as an error of the family)", () => {
+  const ctx = { operation: "read quota", httpStatus: 403 };
+  const rows: Array<[string, { status: "denied" | "upgrade" | "insecure" | "error"; message?: string; reason?: string }, string, RegExp, boolean]> = [
+    ["denied", { status: "denied", message: "invalid API key" }, "denied", /^read quota failed: the service refused the request \(denied\); service message: "invalid API key"$/, false],
+    ["upgrade", { status: "upgrade", message: "limit" }, "upgrade", /the account's plan does not include this or one of its limits is reached \(upgrade\)/, false],
+    ["insecure, rate limited", { status: "insecure", reason: "rate_limited" }, "insecure", /the per-key rate limit was exceeded \(insecure, reason rate_limited\); service message: "\(no message\)"$/, true],
+    ["insecure, another reason", { status: "insecure", reason: "suspicious_request" }, "insecure", /a security check failed \(insecure, reason suspicious_request\)/, false],
+    ["insecure, no reason", { status: "insecure" }, "insecure", /a security check failed \(insecure\);/, false],
+    ["error", { status: "error", message: "boom" }, "service", /the service reported a fault on its side \(error\); service message: "boom"/, false],
+  ];
+  for (const [name, answer, code, message, rateLimited] of rows) {
+    it(`maps ${name}`, () => {
+      const err = errorFromAnswer(answer, ctx);
+      expect(err).toMatchObject({ code, operation: "read quota", httpStatus: 403, reason: answer.reason, rateLimited });
+      expect(err.message).toMatch(message);
+      expect(isRemoteBrowserError(err)).toBe(true);
+    });
+  }
+
+  it("keeps the cause it was given, and only then has one", () => {
+    const cause = new Error("socket hang up");
+    expect(new RemoteBrowserError("network", "no answer", { operation: "read quota", cause }).cause).toBe(cause);
+    expect("cause" in new RemoteBrowserError("network", "no answer", { operation: "read quota" })).toBe(false);
   });
 });

@@ -207,6 +207,12 @@ describe("versionedBaseUrl", () => {
     expect(versionedBaseUrl("https://api.example.invalid/v8", "v7")).toBe("https://api.example.invalid/v7");
     expect(versionedBaseUrl("https://api.example.invalid/v7/", "v8")).toBe("https://api.example.invalid/v8");
     expect(versionedBaseUrl("https://api.example.invalid/v8", "v8")).toBe("https://api.example.invalid/v8");
+    expect(versionedBaseUrl("https://api.example.invalid/v8//", "v7")).toBe("https://api.example.invalid/v7");
+    expect(versionedBaseUrl("https://api.example.invalid/v10", "v8")).toBe("https://api.example.invalid/v8");
+  });
+
+  it("leaves a version-like segment inside the path alone", () => {
+    expect(versionedBaseUrl("https://example.invalid/v2-gateway/browser", "v8")).toBe("https://example.invalid/v2-gateway/browser/v8");
   });
 
   it("adds the version to an address without one, keeping its path", () => {
