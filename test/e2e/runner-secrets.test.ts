@@ -39,9 +39,13 @@ const calls = () =>
     .filter(Boolean)
     .map((c) => c.split("\x1f").filter(Boolean));
 
-/** Polls the command lines of every descendant of `root` until `stop` resolves. */
-async function watchDescendants(root: number, stop: Promise<unknown>): Promise<Map<number, string>> {
-  const seen = new Map<number, string>();
+/**
+ * Polls the command lines of every descendant of `root` until `stop` resolves, keeping each one seen: a
+ * process that execs (the `pulumi` wrapper) shows two in turn, and one that has ended but is not yet
+ * reaped shows an empty one, which must not hide what it showed while it ran.
+ */
+async function watchDescendants(root: number, stop: Promise<unknown>): Promise<Set<string>> {
+  const seen = new Set<string>();
   let done = false;
   void stop.finally(() => (done = true));
   while (!done) {
@@ -60,7 +64,8 @@ async function watchDescendants(root: number, stop: Promise<unknown>): Promise<M
       while (p !== undefined && p > 1 && p !== root) p = parent.get(p);
       if (p !== root && pid !== root) continue;
       try {
-        seen.set(pid, fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " "));
+        const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
+        if (cmdline) seen.add(cmdline);
       } catch {
         // ended while we looked
       }
@@ -121,8 +126,9 @@ describe("the runner keeps secrets off every command line", () => {
         expect(secretSets.length).toBe(3);
         for (const c of secretSets) expect(c.at(-1)).toBe("remote-browser:apiKey");
         expect(recorded.some((c) => c[0] === "up")).toBe(true);
-        expect(watched.some((c) => /pulumi(\s|$)/.test(c))).toBe(true);
-        expect(watched.some((c) => /dynamic-provider|pulumi-resource-pulumi-nodejs/.test(c))).toBe(true);
+        const seenText = `command lines seen:\n${watched.join("\n")}`;
+        expect(watched.some((c) => /pulumi(\s|$)/.test(c)), seenText).toBe(true);
+        expect(watched.some((c) => /dynamic-provider|pulumi-resource-pulumi-nodejs/.test(c)), seenText).toBe(true);
 
         // The stack's config holds the key encrypted, not in plain text.
         expect(fs.readFileSync(path.join(stack.workDir, `Pulumi.${stack.name}.yaml`), "utf8")).not.toContain(key);
