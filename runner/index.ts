@@ -10,6 +10,7 @@ import {
   Stack,
 } from "@pulumi/pulumi/automation";
 import { setStackConfig } from "./config";
+import { outputsOfExport } from "./outputs";
 import { engineEnvironment, findPulumiBin } from "./environment";
 import { credentialsOf, lineRedactingSink, redactError, redactor } from "./redact";
 
@@ -137,7 +138,7 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
       return { outputs: {}, masked: {}, changes: {} };
     }
 
-    const outputs = readOutputsOnce(workspace, pulumiBin, opts.workDir, envVars);
+    const outputs = readOutputsFromExport(workspace, pulumiBin, opts.workDir, envVars);
     const stack = await Stack.createOrSelect(opts.stackName, workspace);
     if (opts.config && Object.keys(opts.config).length > 0) {
       await setStackConfig(stack, opts.config, { pulumiBin, workDir: opts.workDir, env: envVars });
@@ -168,25 +169,27 @@ async function runAction(
     masked: () => Record<string, unknown>;
   },
 ): Promise<RunResult> {
-  const { onOutput, onError, onEvent, masked } = io;
+  const { onOutput, onError, masked } = io;
   const logging = opts.verbose ? { logVerbosity: opts.verbose, logToStdErr: true } : {};
+  const summary = summaryFromEvents(stack, io.onEvent);
+  const onEvent = summary.onEvent;
 
   switch (opts.action) {
     case "up": {
       const res = await stack.up({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, ...logging });
-      return { outputs: res.outputs, masked: masked(), changes: countsOf(res.summary.resourceChanges) };
+      return { outputs: res.outputs, masked: masked(), changes: await summary.changes() };
     }
     case "preview": {
-      const res = await stack.preview({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, ...logging });
+      const res = await stack.preview({ onOutput, onError, onEvent: io.onEvent, expectNoChanges: opts.expectNoChanges, ...logging });
       return { outputs: {}, masked: {}, changes: countsOf(res.changeSummary) };
     }
     case "refresh": {
-      const res = await stack.refresh({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, ...logging });
-      return { outputs: await stack.outputs(), masked: masked(), changes: countsOf(res.summary.resourceChanges) };
+      await stack.refresh({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, ...logging });
+      return { outputs: await stack.outputs(), masked: masked(), changes: await summary.changes() };
     }
     case "destroy": {
-      const res = await stack.destroy({ onOutput, onError, onEvent, ...logging });
-      return { outputs: {}, masked: {}, changes: countsOf(res.summary.resourceChanges) };
+      await stack.destroy({ onOutput, onError, onEvent, ...logging });
+      return { outputs: {}, masked: {}, changes: await summary.changes() };
     }
     case "outputs":
       return { outputs: await stack.outputs(), masked: masked(), changes: {} };
@@ -196,32 +199,52 @@ async function runAction(
 }
 
 /**
- * Reads the stack's outputs as the Automation API does (the CLI's masked view, then the plain one) and keeps
- * the masked view too: the Automation API flags only top-level secrets, while the CLI's masking also covers
- * nested ones. Reading that view once more would cost another CLI start, with its passphrase key
- * derivation, on every update.
+ * Makes the workspace read a stack's outputs from one `pulumi stack export --show-secrets` (see outputs.ts)
+ * and keeps the masked view of the last read. The Automation API reads them after every update with two CLI
+ * starts (`stack output` without and with `--show-secrets`), each deriving the passphrase key again, and keeps
+ * only top-level secret flags, while the CLI's masking also covers nested secrets.
  */
-function readOutputsOnce(
+function readOutputsFromExport(
   workspace: LocalWorkspace,
   pulumiBin: string,
   workDir: string,
   env: Record<string, string>,
 ): { masked: () => Record<string, unknown> } {
   let masked: Record<string, unknown> = {};
-  const read = (stackName: string, showSecrets: boolean) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
-      const args = ["stack", "output", "--json", ...(showSecrets ? ["--show-secrets"] : []), "--stack", stackName, "--non-interactive"];
-      execFile(pulumiBin, args, { cwd: workDir, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-        if (err) reject(new Error(`pulumi stack output failed: ${String(stderr).trim() || err.message}`));
-        else resolve(JSON.parse(String(stdout) || "{}") as Record<string, unknown>);
+  workspace.stackOutputs = (stackName: string): Promise<OutputMap> =>
+    new Promise((resolve, reject) => {
+      const args = ["stack", "export", "--show-secrets", "--stack", stackName, "--non-interactive"];
+      execFile(pulumiBin, args, { cwd: workDir, env: { ...process.env, ...env }, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+        if (err) return reject(new Error(`reading the stack's outputs (pulumi stack export) failed: ${String(stderr).trim() || err.message}`));
+        try {
+          const read = outputsOfExport(JSON.parse(String(stdout)));
+          masked = read.masked;
+          resolve(read.outputs);
+        } catch (e) {
+          reject(e);
+        }
       });
     });
-  workspace.stackOutputs = async (stackName: string): Promise<OutputMap> => {
-    masked = await read(stackName, false);
-    const plain = await read(stackName, true);
-    return Object.fromEntries(Object.entries(plain).map(([k, value]) => [k, { value, secret: masked[k] === "[secret]" }]));
-  };
   return { masked: () => masked };
+}
+
+/**
+ * The operation counts of an update, refresh or destroy from the engine's summary event. The Automation API
+ * reads the run's summary back afterwards with `pulumi stack history` -- one more CLI start, with a passphrase
+ * key derivation -- for figures the event stream has already carried; the runner does not ask for that read
+ * and makes it itself only for a run whose stream had no summary event.
+ */
+function summaryFromEvents(stack: Stack, onEvent?: (e: EngineEvent) => void) {
+  const readBack = stack.info.bind(stack);
+  stack.info = async () => undefined;
+  let counts: Record<string, number> | undefined;
+  return {
+    onEvent: (e: EngineEvent) => {
+      if (e.summaryEvent) counts = countsOf(e.summaryEvent.resourceChanges);
+      onEvent?.(e);
+    },
+    changes: async (): Promise<Record<string, number>> => counts ?? countsOf((await readBack())?.resourceChanges),
+  };
 }
 
 function countsOf(changes: Record<string, number> | undefined): Record<string, number> {

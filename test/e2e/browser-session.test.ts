@@ -154,4 +154,24 @@ describe.concurrent("BrowserSession under the real engine", () => {
       expect(running(stack)).toEqual([]);
     });
   });
+
+  it("reports the stack's outputs as the CLI prints them, masked and with --show-secrets, and the update's counts", async () => {
+    // The runner reads outputs from one `stack export` and counts from the engine's summary event
+    // (runner/index.ts); the CLI of this test cell is the reference for both views.
+    await withStack("outputs.js", async (stack) => {
+      const up = await stack.run("up");
+      expect(up.changes).toEqual({ create: 2 });
+      const cliMasked = await stack.cli(["stack", "output", "--json"]);
+      expect(JSON.stringify(up.outputs)).toBe(JSON.stringify(JSON.parse(cliMasked.stdout)));
+      expect(up.outputs.nested).toEqual({ open: "yes", closed: "[secret]", deeper: { link: "[secret]" } });
+
+      const shown = await stack.run("outputs", { extraArgs: ["--show-secrets"] });
+      const cliPlain = await stack.cli(["stack", "output", "--json", "--show-secrets"]);
+      expect(JSON.stringify(shown.outputs)).toBe(JSON.stringify(JSON.parse(cliPlain.stdout)));
+      expect(shown.outputs.secretText).toBe("top secret");
+
+      const destroyed = await stack.run("destroy");
+      expect(destroyed.changes).toEqual({ delete: 2 });
+    });
+  });
 });
