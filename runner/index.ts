@@ -10,7 +10,7 @@ import {
   Stack,
 } from "@pulumi/pulumi/automation";
 import { setStackConfig } from "./config";
-import { outputsOfExport } from "./outputs";
+import { outputsOfExportText } from "./outputs";
 import { engineEnvironment, findPulumiBin } from "./environment";
 import { credentialsOf, lineRedactingSink, redactError, redactor } from "./redact";
 
@@ -217,7 +217,7 @@ function readOutputsFromExport(
       execFile(pulumiBin, args, { cwd: workDir, env: { ...process.env, ...env }, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
         if (err) return reject(new Error(`reading the stack's outputs (pulumi stack export) failed: ${String(stderr).trim() || err.message}`));
         try {
-          const read = outputsOfExport(JSON.parse(String(stdout)));
+          const read = outputsOfExportText(String(stdout));
           masked = read.masked;
           resolve(read.outputs);
         } catch (e) {

@@ -34,6 +34,21 @@ export function outputsOfExport(exported: unknown): StackOutputs {
   return { outputs, masked };
 }
 
+/**
+ * outputsOfExport for the text `pulumi stack export --show-secrets` printed. That text holds every secret of
+ * the stack in plain text, and JSON.parse quotes a piece of its input in its error, so a failure here says
+ * where, never what.
+ */
+export function outputsOfExportText(text: string): StackOutputs {
+  let exported: unknown;
+  try {
+    exported = JSON.parse(text);
+  } catch {
+    throw new Error(`the stack export is not JSON (${text.length} characters; not shown, it holds the stack's secrets)`);
+  }
+  return outputsOfExport(exported);
+}
+
 function isSecret(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v) && (v as Record<string, unknown>)[SIG_KEY] === SECRET_SIG;
 }

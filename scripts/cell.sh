@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the e2e scenarios of one test cell: a Node.js, an @pulumi/pulumi installed into the e2e project
 # (the package's users' side of the peer dependency) and a Pulumi CLI. `npm test` is the default cell
-# (the Node on PATH, the @pulumi/pulumi of package-lock.json, the default CLI pin); this script runs the others:
+# (Node 22 or the newer one on PATH, the @pulumi/pulumi of package-lock.json, the default CLI pin); this script
+# runs the others:
 #
 #   current   Node >= 24 (scripts/node.sh), the newest @pulumi/pulumi, the newest CLI (scripts/engine.sh current)
 #   floor     the Node on PATH, the lowest @pulumi/pulumi of peerDependencies, the default CLI pin; the unit

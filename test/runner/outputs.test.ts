@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { outputsOfExport } from "../../runner/outputs";
+import { outputsOfExport, outputsOfExportText } from "../../runner/outputs";
 
 /**
  * Recorded with the pinned CLI from test/e2e/programs/outputs.js (every shape a stack output can take):
@@ -49,5 +49,16 @@ describe("stack outputs read from one stack export", () => {
   it("refuses an export whose secrets are ciphertext rather than take ciphertext for a value", () => {
     const exported = { deployment: { resources: [{ type: "pulumi:pulumi:Stack", outputs: { k: { ...SECRET, ciphertext: "v1:abc" } } }] } };
     expect(() => outputsOfExport(exported)).toThrow(/without its plaintext/);
+  });
+
+  it("says that the export text is not JSON without quoting any of it (it holds the secrets in plain text)", () => {
+    const text = 'warning: something\n{"plaintext": "https://share.example.test/s/9f8e7d6c5b4a"}';
+    expect(() => outputsOfExportText(text)).toThrow(/the stack export is not JSON/);
+    try {
+      outputsOfExportText(text);
+    } catch (e) {
+      for (const piece of ["warning", "share.example", "9f8e7d6c5b4a"]) expect(String((e as Error).message)).not.toContain(piece);
+    }
+    expect(outputsOfExportText(fs.readFileSync(path.join(dir, "export.json"), "utf8")).masked).toEqual(read("masked.json"));
   });
 });
