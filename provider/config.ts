@@ -16,14 +16,44 @@ export interface ProviderConfig {
 }
 
 export const CONFIG_NAMESPACE = "remote-browser";
-export const ENV_API_KEY = "REMOTE_BROWSER_API_KEY";
-export const ENV_BASE_URL = "REMOTE_BROWSER_BASE_URL";
-export const ENV_API_VERSION = "REMOTE_BROWSER_API_VERSION";
-export const ENV_WAIT_FOR_CAPACITY = "REMOTE_BROWSER_WAIT_FOR_CAPACITY_SECONDS";
+
+/**
+ * Every setting once: its type, whether it is secret, its environment fallback and its doc. The plugin's
+ * schema (stack config and explicit provider instances) is derived from this; loadConfig reads them.
+ */
+export const CONFIG_FIELDS = {
+  apiKey: { type: "string", secret: true, env: "REMOTE_BROWSER_API_KEY", doc: "The service's API key." },
+  baseUrl: {
+    type: "string",
+    env: "REMOTE_BROWSER_BASE_URL",
+    doc: "The service's address, with or without its `/v8` segment; the local emulator is `http://127.0.0.1:8788/v8`.",
+  },
+  apiVersion: { type: "string", env: "REMOTE_BROWSER_API_VERSION", doc: "`v8` (default) or `v7`." },
+  waitForCapacitySeconds: {
+    type: "number",
+    env: "REMOTE_BROWSER_WAIT_FOR_CAPACITY_SECONDS",
+    doc: "Default capacity wait of every session, 0 to 3600 seconds (default 0): how long a create waits for a free running slot.",
+  },
+  idempotencySecret: {
+    type: "string",
+    secret: true,
+    env: "REMOTE_BROWSER_IDEMPOTENCY_SECRET",
+    doc: "At least 16 characters, one per stack and kept: keys the derived idempotency keys so that nobody without it can compute them.",
+  },
+  requestTimeoutSeconds: {
+    type: "number",
+    env: "REMOTE_BROWSER_REQUEST_TIMEOUT_SECONDS",
+    doc: "How long one request may take before it counts as failed and is retried where that is safe (default 15).",
+  },
+} as const satisfies Record<keyof ProviderConfig, { type: "string" | "number"; secret?: boolean; env: string; doc: string }>;
+export const ENV_API_KEY = CONFIG_FIELDS.apiKey.env;
+export const ENV_BASE_URL = CONFIG_FIELDS.baseUrl.env;
+export const ENV_API_VERSION = CONFIG_FIELDS.apiVersion.env;
+export const ENV_WAIT_FOR_CAPACITY = CONFIG_FIELDS.waitForCapacitySeconds.env;
 export const MAX_WAIT_FOR_CAPACITY_SECONDS = 3_600;
-export const ENV_REQUEST_TIMEOUT = "REMOTE_BROWSER_REQUEST_TIMEOUT_SECONDS";
+export const ENV_REQUEST_TIMEOUT = CONFIG_FIELDS.requestTimeoutSeconds.env;
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 15;
-export const ENV_IDEMPOTENCY_SECRET = "REMOTE_BROWSER_IDEMPOTENCY_SECRET";
+export const ENV_IDEMPOTENCY_SECRET = CONFIG_FIELDS.idempotencySecret.env;
 export const MIN_IDEMPOTENCY_SECRET_LENGTH = 16;
 /** Where `npm run emulator` listens by default: the emulator is the default service for local work. */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8788/v8";
@@ -39,14 +69,14 @@ export function loadConfig(get: (key: string) => string | undefined, env: NodeJS
   const baseUrl = nonEmpty(get("baseUrl")) ?? nonEmpty(env[ENV_BASE_URL]) ?? DEFAULT_BASE_URL;
   const version = nonEmpty(get("apiVersion")) ?? nonEmpty(env[ENV_API_VERSION]) ?? "v8";
   if (version !== "v8" && version !== "v7") {
-    throw new ConfigError(`${CONFIG_NAMESPACE}:apiVersion must be "v8" or "v7", got "${version}"`);
+    throw new ConfigError(`${CONFIG_NAMESPACE}:apiVersion must be "v8" or "v7", got "${version}"`, { property: "apiVersion" });
   }
   const seconds = (key: string, envName: string, fallback: number, min: number, max: number): number => {
     const raw = nonEmpty(get(key)) ?? nonEmpty(env[envName]);
     if (raw === undefined) return fallback;
     const n = Number(raw);
     if (!Number.isFinite(n) || n < min || n > max) {
-      throw new ConfigError(`${CONFIG_NAMESPACE}:${key} must be a number of seconds from ${min} to ${max}, got "${raw}"`);
+      throw new ConfigError(`${CONFIG_NAMESPACE}:${key} must be a number of seconds from ${min} to ${max}, got "${raw}"`, { property: key });
     }
     return n;
   };
@@ -54,6 +84,7 @@ export function loadConfig(get: (key: string) => string | undefined, env: NodeJS
   if (idempotencySecret !== undefined && idempotencySecret.length < MIN_IDEMPOTENCY_SECRET_LENGTH) {
     throw new ConfigError(
       `${CONFIG_NAMESPACE}:idempotencySecret must be at least ${MIN_IDEMPOTENCY_SECRET_LENGTH} characters (e.g. \`openssl rand -hex 32\`), got ${idempotencySecret.length}`,
+      { property: "idempotencySecret" },
     );
   }
   return {

@@ -25,9 +25,21 @@ import { WaitOutcome, waitForRunning } from "./wait";
 type Created = { id: string; outs: SessionOutputs };
 type Inputs = SessionInputs & Record<string, unknown>;
 
+/** What the engine adds to a create beyond the inputs. */
+export interface CreateOptions {
+  /**
+   * The resource's `customTimeouts.create`, in seconds, where the engine passes it (the plugin's
+   * front door; a dynamic provider is never told). It bounds the whole create, capacity wait included,
+   * together with `readyTimeoutSeconds`: the shorter wins.
+   */
+  engineTimeoutSeconds?: number;
+}
+
 /** Create: adopts the session named by the `import` option, or starts one the configured version's way. */
-export async function create(ctx: ProviderContext, inputs: Inputs): Promise<Created> {
-  const { id, outs } = inputs.__adoptVmId ? await ctx.version().adopt(ctx, inputs, inputs.__adoptVmId) : await ctx.version().create(ctx, inputs);
+export async function create(ctx: ProviderContext, inputs: Inputs, opts: CreateOptions = {}): Promise<Created> {
+  const { id, outs } = inputs.__adoptVmId
+    ? await ctx.version().adopt(ctx, inputs, inputs.__adoptVmId)
+    : await ctx.version().create(ctx, inputs, opts);
   // The engine's wire format has no `undefined`: absent fields are left out.
   return { id, outs: withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs };
 }
@@ -47,10 +59,11 @@ const REPLAY_SKEW_MS = 1_000;
 const MAX_KEY_STEPS = 1_000;
 
 /** Version 8: one create under an idempotency key (waiting for capacity if asked), then wait until running. */
-export async function createV8(ctx: ProviderContext, inputs: Inputs): Promise<Created> {
+export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: CreateOptions = {}): Promise<Created> {
   const client = ctx.api();
   const { clock } = ctx;
-  const timeoutMs = (inputs.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS) * 1000;
+  const limit = createLimit(inputs.readyTimeoutSeconds, opts.engineTimeoutSeconds);
+  const timeoutMs = limit.seconds * 1000;
   const deadline = clock.now() + timeoutMs;
   const request = apiRequest(inputs);
   const userKey = inputs.idempotencyKey;
@@ -58,6 +71,8 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs): Promise<Cr
   const owner = await ctx.owner();
   const baseKey = userKey ?? generationKey(inputs.__seed, undefined, inputs, ctx.cfg().idempotencySecret);
   const capacityWaitSeconds = inputs.waitForCapacitySeconds ?? ctx.cfg().waitForCapacitySeconds;
+  // The engine's bound covers the whole create: a queue for capacity may not outlast it.
+  const capacityWaitMs = limit.by === "customTimeouts.create" ? Math.min(capacityWaitSeconds * 1000, timeoutMs) : capacityWaitSeconds * 1000;
   // Progress and warnings go to this resource's own row in the engine's display.
   const urn = urnOf(inputs);
   const progress = sessionProgress(urn);
@@ -71,7 +86,7 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs): Promise<Cr
       onServerTime: (ms) => (answeredAt = ms),
       client,
       request: { ...request, idempotencyKey: key },
-      waitMs: capacityWaitSeconds * 1000,
+      waitMs: capacityWaitMs,
       engineAlive: ctx.engineAlive,
       sleep: clock.sleep,
       now: clock.now,
@@ -133,6 +148,7 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs): Promise<Cr
     const verdict = settlement(outcome, {
       vmId,
       timeoutMs,
+      limitedBy: limit.by,
       country: inputs.country,
       requireLocation: inputs.requireLocation === true,
       answered: { locationApplied: answer.location_applied, locationReason: answer.location_reason },
@@ -150,6 +166,21 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs): Promise<Cr
     }
   }
   throw new IdempotencyKeysExhaustedError(`no fresh idempotency key found after ${MAX_KEY_STEPS} ended sessions of this resource`);
+}
+
+/** How long a create may wait, and which setting says so. */
+export interface CreateLimit {
+  seconds: number;
+  by: "readyTimeoutSeconds" | "customTimeouts.create";
+}
+
+/** readyTimeoutSeconds (or its default) and the engine's customTimeouts.create: the shorter wins. */
+export function createLimit(readyTimeoutSeconds: number | undefined, engineTimeoutSeconds: number | undefined): CreateLimit {
+  const ready = readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS;
+  if (engineTimeoutSeconds !== undefined && Number.isFinite(engineTimeoutSeconds) && engineTimeoutSeconds > 0 && engineTimeoutSeconds < ready) {
+    return { seconds: engineTimeoutSeconds, by: "customTimeouts.create" };
+  }
+  return { seconds: ready, by: "readyTimeoutSeconds" };
 }
 
 type FailureClass = new (message: string, ctx?: ProviderErrorContext) => ProviderError;
@@ -170,6 +201,8 @@ export function settlement(
   s: {
     vmId: string;
     timeoutMs: number;
+    /** Which setting the time-out came from, named in the message. @default "readyTimeoutSeconds" */
+    limitedBy?: CreateLimit["by"];
     country?: string;
     requireLocation: boolean;
     /** What the create answer said about the location; the status entry, when it says, wins. */
@@ -196,7 +229,11 @@ export function settlement(
       return {
         kind: "remove",
         Failure: NotRunningInTimeError,
-        why: `session ${vmId} was not running after ${s.timeoutMs / 1000} s (last state "${outcome.last ?? "unknown"}"); raise readyTimeoutSeconds if preparation is slow`,
+        why: `session ${vmId} was not running after ${s.timeoutMs / 1000} s (last state "${outcome.last ?? "unknown"}"); ${
+          s.limitedBy === "customTimeouts.create"
+            ? "the resource's customTimeouts.create is shorter than readyTimeoutSeconds; raise it if preparation is slow"
+            : "raise readyTimeoutSeconds if preparation is slow"
+        }`,
       };
     case "engine-gone":
       return { kind: "fail", Failure: EngineGoneError, why: `the engine went away while session ${vmId} was starting; leaving it for the next update` };

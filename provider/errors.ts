@@ -34,18 +34,22 @@ export interface ProviderErrorContext {
   /** The session concerned, when there is one. */
   vmId?: string;
   cause?: unknown;
+  /** The setting or input at fault, when there is one: preview shows the failure on it. */
+  property?: string;
 }
 
 export abstract class ProviderError extends Error {
   readonly [BRAND] = true;
   abstract readonly code: ProviderErrorCode;
   readonly vmId?: string;
+  readonly property?: string;
 
   constructor(message: string, ctx: ProviderErrorContext = {}) {
     super(message);
     // Not through Error's options argument: the language host's ts-node compiles these sources for ES2020.
     if (ctx.cause !== undefined) Object.defineProperty(this, "cause", { value: ctx.cause, writable: true, configurable: true });
     if (ctx.vmId !== undefined) this.vmId = ctx.vmId;
+    if (ctx.property !== undefined) this.property = ctx.property;
   }
 
   /**

@@ -5,6 +5,7 @@ import { warn } from "./diagnostics";
 import { urnOf } from "./progress";
 import type { SessionInputs, SessionOutputs } from "./fields";
 import { apiRequest, createV8 } from "./create";
+import type { CreateOptions } from "./create";
 import { deleteV8 } from "./delete";
 import { ImportError } from "./errors";
 import { adoptV8 } from "./adopt";
@@ -24,7 +25,7 @@ export interface ApiVersionBehaviour {
   /** Whether check can consult the catalog (`GET /image`) and the residential allowance. */
   readonly hasCatalog: boolean;
   account(client: RemoteBrowserClient): Promise<AccountAnswer | V7AccountAnswer>;
-  create(ctx: ProviderContext, inputs: SessionInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }>;
+  create(ctx: ProviderContext, inputs: SessionInputs & Record<string, unknown>, opts?: CreateOptions): Promise<{ id: string; outs: SessionOutputs }>;
   adopt(ctx: ProviderContext, inputs: SessionInputs & Record<string, unknown>, vmId: string): Promise<{ id: string; outs: SessionOutputs }>;
   read(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<ReadResult>;
   delete(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<void>;
