@@ -1,12 +1,14 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { main } from "@pulumi/pulumi/provider";
+import { serveNative } from "../native/server";
+import { engineWatcher } from "../provider/liveness";
 import { RemoteBrowserComponentProvider } from "./provider";
 
-// The plugin's entry point: serves the `remote-browser` components to the engine as
+// The plugin's entry point: serves the `remote-browser` package to the engine -- the components as
 // `componentProviderHost` does (`main` of `@pulumi/pulumi/provider`, which prints the port the engine
-// connects to). `bin/pulumi-resource-remote-browser` runs it, and `index.ts` when the Node.js language
-// host runs the package folder; the engine passes its address as the first argument.
+// connects to), and BrowserSession and the data sources natively (native/server.ts).
+// `bin/pulumi-resource-remote-browser` runs it, and `index.ts` when the Node.js language host runs the
+// package folder; the engine passes its address as the first argument.
 
 /** The folder of this package's `package.json`, from the compiled (`dist/component`) or the source folder. */
 export function packageRoot(from: string = __dirname): string {
@@ -19,7 +21,13 @@ export function packageRoot(from: string = __dirname): string {
 
 /** Starts the plugin's gRPC server; `args` as the engine passes them (its address first). */
 export function serve(args: string[] = process.argv.slice(2)): Promise<void> {
-  return main(new RemoteBrowserComponentProvider(packageRoot()), args);
+  // A plugin whose engine was killed is of no use to anyone, and one that went on waiting would end, at
+  // its deadline, the session the next update adopts: such a process exits.
+  const engineAlive = engineWatcher();
+  setInterval(() => {
+    if (!engineAlive()) process.exit(0);
+  }, 1_000).unref();
+  return serveNative(new RemoteBrowserComponentProvider(packageRoot()), args);
 }
 
 if (require.main === module) void serve();

@@ -1,5 +1,6 @@
 import { ComponentProvider } from "@pulumi/pulumi/provider/experimental";
 import type { ComponentResourceConstructor } from "@pulumi/pulumi/provider/experimental";
+import { NATIVE_SCHEMA } from "../native/schema";
 import { OUTPUTS } from "../provider/fields";
 import { REVIEW_SESSIONS_OUTPUTS, ReviewSessions } from "./reviewSessions";
 
@@ -102,4 +103,19 @@ export function schemaFileText(schema: PackageSchema): string {
 export function withVersion(schema: PackageSchema, version: string): PackageSchema {
   const { name, version: _version, ...rest } = schema;
   return { name, version, ...rest };
+}
+
+/**
+ * The whole package as the plugin serves it: the components' part (derived by the analyzer) and the native
+ * part (derived from the field and settings tables); their types share one namespace.
+ */
+export function withNativeSchema(components: PackageSchema): PackageSchema {
+  return {
+    ...components,
+    config: NATIVE_SCHEMA.config,
+    provider: NATIVE_SCHEMA.provider,
+    resources: { ...components.resources, ...(NATIVE_SCHEMA.resources as unknown as PackageSchema["resources"]) },
+    functions: NATIVE_SCHEMA.functions,
+    types: { ...components.types, ...(NATIVE_SCHEMA.types as unknown as PackageSchema["types"]) },
+  };
 }

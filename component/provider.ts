@@ -4,12 +4,13 @@ import type { Inputs } from "@pulumi/pulumi";
 import type { ComponentResource, ComponentResourceOptions } from "@pulumi/pulumi";
 import type { ConstructResult } from "@pulumi/pulumi/provider";
 import { ComponentProvider } from "@pulumi/pulumi/provider/experimental";
-import { COMPONENTS, PACKAGE_NAME, PackageSchema, SCHEMA_FILE, typeToken, withVersion } from "./packageSchema";
+import { COMPONENTS, PACKAGE_NAME, PackageSchema, SCHEMA_FILE, typeToken, withNativeSchema, withVersion } from "./packageSchema";
 
 /**
  * The component provider the plugin serves: `ComponentProvider` of `@pulumi/pulumi/provider/experimental`
  * (what `componentProviderHost` builds), serving the schema that its analyzer derived from this package's
- * TypeScript sources, with the secret outputs marked (`packageSchema.ts`), from `component/schema.json`.
+ * TypeScript sources, with the secret outputs marked (`packageSchema.ts`), from `component/schema.json` --
+ * and beside it the natively served part (BrowserSession, the data sources, the provider's settings).
  *
  * Why a derived file and not the analyzer at plugin start, as `componentProviderHost` does:
  * - an installed copy of the package ships compiled JavaScript only; the analyzer needs the TypeScript
@@ -30,7 +31,7 @@ export class RemoteBrowserComponentProvider extends ComponentProvider {
     const { version } = JSON.parse(fs.readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { version: string };
     super({ name: PACKAGE_NAME, components: COMPONENTS.map((c) => c.component), dirname: packageRoot, version });
     const file = path.join(packageRoot, SCHEMA_FILE);
-    this.served = withVersion(JSON.parse(fs.readFileSync(file, "utf8")) as PackageSchema, this.version);
+    this.served = withNativeSchema(withVersion(JSON.parse(fs.readFileSync(file, "utf8")) as PackageSchema, this.version));
   }
 
   override async getSchema(): Promise<string> {

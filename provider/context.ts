@@ -82,7 +82,7 @@ export class ProviderContext {
       this.accountAnswer = undefined;
       if (isRemoteBrowserError(err) && err.code === "denied") {
         throw new KeyRefusedError(
-          `the service refused the API key (remote-browser:apiKey or REMOTE_BROWSER_API_KEY) (denied): ${err.serverMessage ?? err.message}`,
+          `the service refused the API key (remote-browser:apiKey, an explicit provider's apiKey, or REMOTE_BROWSER_API_KEY) (denied): ${err.serverMessage ?? err.message}`,
           { cause: err },
         );
       }

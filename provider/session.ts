@@ -3,6 +3,7 @@ import type { Failure } from "./check";
 import { ProviderContext } from "./context";
 import type { ProviderDeps } from "./context";
 import { create } from "./create";
+import type { CreateOptions } from "./create";
 import { del } from "./delete";
 import { diff, update } from "./diff";
 import type { SessionInputs, SessionOutputs } from "./fields";
@@ -36,8 +37,8 @@ export class SessionProvider {
     return diff(olds, news);
   }
 
-  create(inputs: SessionInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }> {
-    return create(this.ctx, inputs);
+  create(inputs: SessionInputs & Record<string, unknown>, opts?: CreateOptions): Promise<{ id: string; outs: SessionOutputs }> {
+    return create(this.ctx, inputs, opts);
   }
 
   read(id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {

@@ -51,7 +51,7 @@ const ROWS: Row[] = [
   { name: "requireLocation of the wrong type", args: { ...chrome, requireLocation: "yes" }, message: /requireLocation.*must be a boolean, got string/ },
   { name: "waitForCapacitySeconds negative", args: { ...chrome, waitForCapacitySeconds: -1 }, message: /waitForCapacitySeconds.*must be from 0 to 3600, got -1/ },
   { name: "no API key configured", args: chrome, apiKey: null, message: /no API key is configured \(set the secret config remote-browser:apiKey or REMOTE_BROWSER_API_KEY\)/ },
-  { name: "a wrong API key", args: chrome, apiKey: "rb_not_the_right_key_0123456789", message: /the service refused the API key \(remote-browser:apiKey or REMOTE_BROWSER_API_KEY\)/ },
+  { name: "a wrong API key", args: chrome, apiKey: "rb_not_the_right_key_0123456789", message: /the service refused the API key \(remote-browser:apiKey, an explicit provider.s apiKey, or REMOTE_BROWSER_API_KEY\)/ },
   { name: "an account without programmatic access", args: chrome, apiKey: { account: { programmaticAccess: false } }, message: /programmatic access/i },
   { name: "API version 7 with egress", args: { ...chrome, egress: "residential" }, config: { "remote-browser:apiVersion": "v7" }, message: /egress.*is not offered by API version 7/ },
   { name: "API version 7 with an idempotency key", args: { ...chrome, idempotencyKey: "pr-42" }, config: { "remote-browser:apiVersion": "v7" }, message: /idempotencyKey.*is not offered by API version 7/ },

@@ -1,0 +1,99 @@
+import { readById } from "../provider/adopt";
+import type { Failure } from "../provider/check";
+import { INPUTS, SECRET_OUTPUTS } from "../provider/fields";
+import type { SessionInputs } from "../provider/fields";
+import { withoutNulls } from "../provider/outputs";
+import type { SessionProvider } from "../provider/session";
+import { reveal, unwrapProperties, wrapSecrets } from "./secrets";
+
+/** The resource's type token in the plugin's schema. */
+export const BROWSER_SESSION = "remote-browser:index:BrowserSession";
+
+/**
+ * Fields of the dynamic resource's bookkeeping that the native resource does not have: its identity is
+ * its URN, imports go through read, and the idempotency key is derived again whenever it is needed.
+ */
+const DYNAMIC_ONLY = ["__seed", "__adoptVmId", "__urn", "__provider", "__idempotencyKey"];
+
+const omit = (o: Record<string, unknown>, keys: readonly string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
+
+/**
+ * BrowserSession served by the plugin: the engine's calls, mapped onto the same core as the dynamic
+ * resource (check, diff, create, read, update, delete of provider/). What is particular to this front door:
+ * secrets arrive and leave in the engine's envelope; the resource's URN is its identity (the seed of its
+ * idempotency keys, and the row its progress goes to); the engine's create time-out bounds the wait; and a
+ * read by id alone is an import.
+ */
+export class NativeBrowserSessions {
+  constructor(private readonly sessions: SessionProvider) {}
+
+  async check(news: Record<string, unknown>): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
+    const { failures } = await this.sessions.check({}, reveal(news) as Record<string, unknown>);
+    for (const name of Object.keys(news)) {
+      if (!(name in INPUTS) && !name.startsWith("__")) failures.push({ property: name, reason: `is not an input of BrowserSession (inputs: ${Object.keys(INPUTS).join(", ")})` });
+    }
+    // The inputs go back as they came, secrets still wrapped, so that the state keeps them secret.
+    return { inputs: withoutNulls(omit(news, DYNAMIC_ONLY)), failures };
+  }
+
+  diff(olds: Record<string, unknown>, news: Record<string, unknown>) {
+    const result = this.sessions.diff("", reveal(olds) as Record<string, unknown>, reveal(news) as Record<string, unknown>);
+    return { ...result, diffs: [...result.replaces, ...inPlaceChanges(olds, news, result.replaces)] };
+  }
+
+  async create(urn: string, news: Record<string, unknown>, engineTimeoutSeconds: number | undefined) {
+    const { plain, secretNames } = unwrapProperties(news);
+    // The URN names the resource in its stack, its parents and its type: every attempt to create this
+    // generation, in this run or the one after a killed update, derives the same idempotency key from it.
+    const inputs = { ...plain, __seed: urn, __urn: urn } as unknown as SessionInputs & Record<string, unknown>;
+    try {
+      const { id, outs } = await this.sessions.create(inputs, { engineTimeoutSeconds });
+      return { id, outs: this.outputs(outs as unknown as Record<string, unknown>, secretNames) };
+    } catch (err) {
+      const kept = err as { properties?: Record<string, unknown> };
+      if (kept && typeof kept === "object" && kept.properties) kept.properties = this.outputs(kept.properties, secretNames);
+      throw err;
+    }
+  }
+
+  /**
+   * Refresh (with the recorded outputs), or import and `get` (by id alone: no outputs recorded). An import
+   * hands back the one input the service lets us recover, the browser.
+   */
+  async read(id: string, props: Record<string, unknown>, inputs: Record<string, unknown>) {
+    if (Object.keys(props).length === 0) {
+      const found = await readById(this.sessions.ctx, id);
+      return { id, props: this.outputs(found.outs as unknown as Record<string, unknown>, []), inputs: found.inputs as unknown as Record<string, unknown> };
+    }
+    const { plain, secretNames } = unwrapProperties(props);
+    const result = await this.sessions.read(id, plain);
+    if (!result.id || !result.props) return { id: "", props: {}, inputs: {} };
+    // A session's inputs never change after it starts, so the recorded ones (secrets still wrapped) are
+    // what the program declares: a refresh then shows no change.
+    const recorded = Object.keys(inputs).length > 0 ? inputs : wrapSecrets(omit(result.inputs ?? {}, DYNAMIC_ONLY), secretNames);
+    return { id: result.id, props: this.outputs(result.props, secretNames), inputs: recorded };
+  }
+
+  update(olds: Record<string, unknown>, news: Record<string, unknown>) {
+    const o = unwrapProperties(olds);
+    const n = unwrapProperties(news);
+    const { outs } = this.sessions.update("", o.plain, n.plain);
+    return { outs: this.outputs(outs, new Set([...o.secretNames, ...n.secretNames])) };
+  }
+
+  delete(id: string, props: Record<string, unknown>): Promise<void> {
+    return this.sessions.delete(id, reveal(props) as Record<string, unknown>);
+  }
+
+  /** Outputs as the state keeps them: the share link secret, and each output whose input was secret. */
+  private outputs(outs: Record<string, unknown>, secretInputs: Iterable<string>): Record<string, unknown> {
+    return wrapSecrets(withoutNulls(omit(outs, DYNAMIC_ONLY)), [...SECRET_OUTPUTS, ...secretInputs]);
+  }
+}
+
+/** The in-place inputs that differ, for the engine's display of the update. */
+function inPlaceChanges(olds: Record<string, unknown>, news: Record<string, unknown>, replaces: string[]): string[] {
+  const plainOld = reveal(olds) as Record<string, unknown>;
+  const plainNew = reveal(news) as Record<string, unknown>;
+  return Object.keys(INPUTS).filter((k) => !replaces.includes(k) && JSON.stringify(plainOld[k] ?? null) !== JSON.stringify(plainNew[k] ?? null));
+}

@@ -1,0 +1,160 @@
+import { CONFIG_FIELDS } from "../provider/config";
+import { INPUTS, OUTPUTS } from "../provider/fields";
+import type { InputField, OutputField } from "../provider/fields";
+import type { PropertySpec } from "../component/packageSchema";
+import { BROWSER_SESSION } from "./resource";
+
+/**
+ * The part of the package schema that the plugin serves natively: the BrowserSession resource, the data
+ * sources, the stack config and the explicit provider. Derived from the field table (provider/fields.ts)
+ * and the settings table (provider/config.ts), so the schema, check, diff and the generated SDKs cannot
+ * drift apart; the component's part comes from component/schema.json.
+ */
+
+const SHARE_LANGUAGE_REF = "#/types/remote-browser:index:ShareLanguage";
+
+function inputSpec(name: string, field: InputField): PropertySpec {
+  const replaces = field.onChange === "replace" ? " Changing it replaces the session." : " Changes in place.";
+  const dflt = field.default ? ` Default: ${field.default}.` : "";
+  const base: PropertySpec = name === "shareLanguage" ? { $ref: SHARE_LANGUAGE_REF } : { type: field.type };
+  return { ...base, description: `${field.doc}${replaces}${dflt}` };
+}
+
+function outputSpec(field: OutputField): PropertySpec {
+  return { type: field.type, description: field.doc, ...(field.secret ? { secret: true } : {}) };
+}
+
+const inputEntries = Object.entries(INPUTS) as Array<[string, InputField]>;
+const outputEntries = (Object.entries(OUTPUTS) as Array<[string, OutputField]>).filter(([, f]) => !f.hidden);
+
+const browserSession = {
+  description:
+    "A remote browser session. `pulumi up` starts it and waits until it is running; `pulumi destroy` ends it. " +
+    "`shareUrl` opens the session for a viewer: it is a password to the session and is kept secret. " +
+    "`pulumi import remote-browser:index:BrowserSession <name> <vmId>` takes over a running session of the configured account.",
+  inputProperties: Object.fromEntries(inputEntries.map(([n, f]) => [n, inputSpec(n, f)])),
+  requiredInputs: inputEntries.filter(([, f]) => f.required).map(([n]) => n),
+  properties: {
+    ...Object.fromEntries(inputEntries.map(([n, f]) => [n, inputSpec(n, f)])),
+    ...Object.fromEntries(outputEntries.map(([n, f]) => [n, outputSpec(f)])),
+  },
+  required: [...inputEntries.filter(([, f]) => f.required).map(([n]) => n), "vmId", "status", "apiVersion"],
+};
+
+const str = (description: string): PropertySpec => ({ type: "string", description });
+const int = (description: string): PropertySpec => ({ type: "integer", description });
+const bool = (description: string): PropertySpec => ({ type: "boolean", description });
+const ref = (type: string, description: string): PropertySpec => ({ $ref: `#/types/remote-browser:index:${type}`, description });
+const list = (items: PropertySpec, description: string): PropertySpec => ({ type: "array", items, description });
+
+const METER = {
+  runningSessionLimit: int("Maximum simultaneous sessions."),
+  runningSessionsUsed: int("Sessions currently counted as running."),
+  runningSessionsRemaining: int("Free slots under the running limit."),
+  cycleSessionLimit: int("Maximum sessions in the current cycle; absent when there is no cap."),
+  cycleSessionsUsed: int("Sessions started in the current cycle."),
+  cycleSessionsRemaining: int("Sessions left in the cycle; absent when there is no cap."),
+  cycleStart: str("Start date of the current cycle (YYYY-MM-DD)."),
+  residentialCycleMbLimit: int("Residential data included per cycle, in MB; absent when no allowance applies."),
+  residentialBytesUsedCycle: int("Residential data used in the current cycle, in bytes."),
+};
+const METER_REQUIRED = ["runningSessionLimit", "runningSessionsUsed", "runningSessionsRemaining", "cycleSessionsUsed", "cycleStart", "residentialBytesUsedCycle"];
+
+const object = (description: string, properties: Record<string, PropertySpec>, required: string[]) => ({ type: "object", description, properties, required });
+
+const types = {
+  "remote-browser:index:Image": object(
+    "A browser image.",
+    { id: str("Value to pass as `browser`."), name: str("Display name."), enabled: bool("Whether the browser can start right now.") },
+    ["id", "name", "enabled"],
+  ),
+  "remote-browser:index:City": object("A city of an exit location.", { code: str("Valid as `country`."), location: str("City name.") }, ["code", "location"]),
+  "remote-browser:index:Location": object(
+    "An exit location: a country with its cities.",
+    {
+      code: str("Country code; valid as `country`."),
+      name: str("Country name."),
+      defaultCity: str("Code of the country's default city."),
+      cities: list(ref("City", "A city."), "The country's cities."),
+    },
+    ["code", "name", "defaultCity", "cities"],
+  ),
+  "remote-browser:index:Residential": object(
+    "Whether residential connections are configured, and where.",
+    {
+      configured: bool("Whether residential connections are configured."),
+      countries: list({ type: "string" }, "Countries a residential connection can use; absent means every country."),
+    },
+    ["configured"],
+  ),
+  "remote-browser:index:UsagePool": object(
+    "One subscription's share of the account's meter.",
+    { subscriptionId: str("The subscription."), planId: str("Its plan."), planName: str("Its plan's name."), ...METER },
+    ["subscriptionId", "planId", "planName", ...METER_REQUIRED],
+  ),
+  "remote-browser:index:CreditUsage": object(
+    "The meter of an API version 7 credit plan, as the service reported it.",
+    {
+      creditsTotal: int("Credits of the cycle; absent for an unlimited plan."),
+      creditsUsed: int("Credits used."),
+      creditsAvailable: int("Credits left."),
+      concurrencyTotal: int("Simultaneous sessions allowed."),
+      concurrencyUsed: int("Simultaneous sessions in use."),
+      concurrencyAvailable: int("Free simultaneous slots."),
+      cycleStart: str("Start of the cycle."),
+      cycleEnd: str("End of the cycle."),
+    },
+    ["creditsUsed", "concurrencyTotal", "concurrencyUsed", "concurrencyAvailable", "cycleStart", "cycleEnd"],
+  ),
+};
+
+const functions = {
+  "remote-browser:index:getImages": {
+    description: "The service's browser images. Needs no API key.",
+    outputs: { properties: { images: list(ref("Image", "An image."), "The browser images.") }, required: ["images"] },
+  },
+  "remote-browser:index:getLocations": {
+    description: "The exit locations (countries with their cities) and the residential descriptor. Needs no API key.",
+    outputs: {
+      properties: {
+        locations: list(ref("Location", "A location."), "The exit locations."),
+        residential: ref("Residential", "The residential descriptor."),
+      },
+      required: ["locations", "residential"],
+    },
+  },
+  "remote-browser:index:getUsage": {
+    description: "The account's session and residential-data usage, in total and per subscription.",
+    outputs: {
+      properties: {
+        ...METER,
+        hasPlan: bool("Whether the account has a plan."),
+        pools: list(ref("UsagePool", "A pool."), "One per subscription behind the totals (empty with API version 7)."),
+        meter: str("`sessions` for the session meter; `credits` for an API version 7 credit plan, whose running fields come from its concurrency."),
+        credits: ref("CreditUsage", "The credit meter of an API version 7 credit plan."),
+      },
+      required: [...METER_REQUIRED, "hasPlan", "pools", "meter"],
+    },
+  },
+};
+
+const settings = Object.fromEntries(
+  Object.entries(CONFIG_FIELDS).map(([k, f]) => [
+    k,
+    { type: f.type, description: `${f.doc} Environment fallback: \`${f.env}\`.`, ...((f as { secret?: boolean }).secret ? { secret: true } : {}) },
+  ]),
+);
+
+/** The native part of the schema, merged with the component's by the plugin. */
+export const NATIVE_SCHEMA = {
+  config: { variables: settings },
+  provider: {
+    description: "The remote-browser provider: one account on one service. An explicit instance lets a stack hold sessions of several accounts.",
+    type: "object",
+    inputProperties: settings,
+    properties: {},
+  },
+  resources: { [BROWSER_SESSION]: browserSession },
+  functions,
+  types,
+};

@@ -1,0 +1,212 @@
+import { createRequire } from "node:module";
+import type { Provider } from "@pulumi/pulumi/provider";
+import { SessionProvider } from "../provider/session";
+import { invoke } from "./functions";
+import { checkConfig, diffConfig, settingsFrom } from "./providerConfig";
+import { BROWSER_SESSION, NativeBrowserSessions } from "./resource";
+
+/**
+ * The plugin's gRPC front door. `main` of `@pulumi/pulumi/provider` serves components well (construct,
+ * call), but its server cannot serve a custom resource as a native provider must (read in
+ * sdk/nodejs/provider/server.ts, 3.159.0 through 3.270.0): it answers Configure without reading the
+ * configuration, leaves CheckConfig and DiffConfig unimplemented, and does not pass on CreateRequest's
+ * time-out (the resource's customTimeouts.create). So the plugin keeps that server for the components and
+ * answers the provider-level and custom-resource calls itself: CheckConfig, DiffConfig, Configure, Check,
+ * Diff, Create, Read, Update, Delete and Invoke. The SDK registers its service implementation with gRPC
+ * once, while `main` starts; that registration is where these handlers take their place.
+ */
+
+type Callback = (err: unknown, value?: unknown, metadata?: unknown) => void;
+type Call = { request: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Handler = (call: Call, callback: Callback) => void;
+
+/** The modules of the installed @pulumi/pulumi that its provider server is built on, loaded as it loads them. */
+export function pulumiModules(from: string = require.resolve("@pulumi/pulumi")) {
+  const load = createRequire(from);
+  return {
+    grpc: load("@grpc/grpc-js"),
+    service: load("./proto/provider_grpc_pb").ResourceProviderService,
+    proto: load("./proto/provider_pb"),
+    status: load("./proto/status_pb"),
+    struct: load("google-protobuf/google/protobuf/struct_pb"),
+    any: load("google-protobuf/google/protobuf/any_pb"),
+    empty: load("google-protobuf/google/protobuf/empty_pb"),
+  };
+}
+type Modules = ReturnType<typeof pulumiModules>;
+
+/** Plain JSON: the wire format has no `undefined`, which protobuf's Struct refuses. */
+const wire = (v: unknown) => JSON.parse(JSON.stringify(v ?? {}));
+
+/**
+ * The engine's message for a failed call. A create that leaves a session it could not end carries the
+ * engine's "created but failed to initialise" details, so the session stays in the state for destroy.
+ */
+export function grpcError(m: Modules, err: unknown) {
+  const e = err as { message?: string; id?: string; properties?: Record<string, unknown>; reasons?: string[] };
+  const message = e?.message ?? String(err);
+  const metadata = new m.grpc.Metadata();
+  if (e?.id) {
+    const detail = new m.proto.ErrorResourceInitFailed();
+    detail.setId(e.id);
+    detail.setProperties(m.struct.Struct.fromJavaScript(wire(e.properties)));
+    detail.setReasonsList(e.reasons ?? [message]);
+    const any = new m.any.Any();
+    any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+    const status = new m.status.Status();
+    status.setCode(m.grpc.status.UNKNOWN);
+    status.setMessage(message);
+    status.addDetails(any);
+    metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
+  }
+  return { code: m.grpc.status.UNKNOWN, details: message, message, metadata };
+}
+
+/** The handlers the plugin answers itself; `sdk` holds the SDK server's own, for the types it serves. */
+export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, sessions: SessionProvider = new SessionProvider()): Record<string, Handler> {
+  const resource = new NativeBrowserSessions(sessions);
+  const { proto, struct } = m;
+  const Struct = struct.Struct;
+  const js = (s: { toJavaScript(): Record<string, unknown> } | undefined) => s?.toJavaScript() ?? {};
+  const unary =
+    (fn: (req: any) => Promise<unknown>): Handler => // eslint-disable-line @typescript-eslint/no-explicit-any
+    (call, callback) => {
+      fn(call.request).then(
+        (resp) => callback(null, resp),
+        (err) => {
+          const e = grpcError(m, err);
+          callback(e, null, e.metadata);
+        },
+      );
+    };
+  /** BrowserSession's calls are answered here; any other type goes to the SDK's server (components). */
+  const forSession = (name: string, fn: (req: any) => Promise<unknown>): Handler => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const ours = unary(fn);
+    return (call, callback) => (typeOf(call.request) === BROWSER_SESSION ? ours(call, callback) : sdk[name](call, callback));
+  };
+  const failuresOf = (failures: Array<{ property: string; reason: string }>) =>
+    failures.map((f) => {
+      const failure = new proto.CheckFailure();
+      failure.setProperty(f.property);
+      failure.setReason(f.reason);
+      return failure;
+    });
+
+  return {
+    checkConfig: unary(async (req) => {
+      const { inputs, failures } = checkConfig(js(req.getNews()));
+      const resp = new proto.CheckResponse();
+      resp.setInputs(Struct.fromJavaScript(wire(inputs)));
+      resp.setFailuresList(failuresOf(failures));
+      return resp;
+    }),
+    diffConfig: unary(async (req) => {
+      const { changes, diffs } = diffConfig(js(req.getOlds()), js(req.getNews()));
+      const resp = new proto.DiffResponse();
+      resp.setChanges(changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE);
+      resp.setDiffsList(diffs);
+      return resp;
+    }),
+    configure: unary(async (req) => {
+      sessions.configure(settingsFrom(js(req.getArgs()), req.getVariablesMap()));
+      const resp = new proto.ConfigureResponse();
+      // As the SDK's server answers (its components need resources and outputs); secrets: see secrets.ts.
+      resp.setAcceptsecrets(true);
+      resp.setAcceptresources(true);
+      resp.setAcceptoutputs(true);
+      return resp;
+    }),
+    check: forSession("check", async (req) => {
+      const { inputs, failures } = await resource.check(js(req.getNews()));
+      const resp = new proto.CheckResponse();
+      resp.setInputs(Struct.fromJavaScript(wire(inputs)));
+      resp.setFailuresList(failuresOf(failures));
+      return resp;
+    }),
+    diff: forSession("diff", async (req) => {
+      const result = resource.diff(js(req.getOlds()), js(req.getNews()));
+      const resp = new proto.DiffResponse();
+      resp.setChanges(result.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE);
+      resp.setReplacesList(result.replaces);
+      resp.setDiffsList(result.diffs);
+      resp.setDeletebeforereplace(result.deleteBeforeReplace);
+      return resp;
+    }),
+    create: forSession("create", async (req) => {
+      const timeout = req.getTimeout();
+      const { id, outs } = await resource.create(req.getUrn(), js(req.getProperties()), timeout > 0 ? timeout : undefined);
+      const resp = new proto.CreateResponse();
+      resp.setId(id);
+      resp.setProperties(Struct.fromJavaScript(wire(outs)));
+      return resp;
+    }),
+    read: forSession("read", async (req) => {
+      const result = await resource.read(req.getId(), js(req.getProperties()), js(req.getInputs()));
+      const resp = new proto.ReadResponse();
+      resp.setId(result.id);
+      resp.setProperties(Struct.fromJavaScript(wire(result.props)));
+      resp.setInputs(Struct.fromJavaScript(wire(result.inputs)));
+      return resp;
+    }),
+    update: forSession("update", async (req) => {
+      const { outs } = resource.update(js(req.getOlds()), js(req.getNews()));
+      const resp = new proto.UpdateResponse();
+      resp.setProperties(Struct.fromJavaScript(wire(outs)));
+      return resp;
+    }),
+    delete: forSession("delete", async (req) => {
+      await resource.delete(req.getId(), js(req.getProperties()));
+      return new m.empty.Empty();
+    }),
+    invoke: unary(async (req) => {
+      const { outputs, failures } = await invoke(sessions.ctx, req.getTok(), js(req.getArgs()));
+      const resp = new proto.InvokeResponse();
+      if (outputs !== undefined) resp.setReturn(Struct.fromJavaScript(wire(outputs)));
+      resp.setFailuresList(failuresOf(failures));
+      return resp;
+    }),
+  };
+}
+
+/** A request's resource type: its `type` field where the engine sets it, else the URN's type part. */
+function typeOf(req: { getType?: () => string; getUrn?: () => string }): string {
+  const type = req.getType?.();
+  if (type) return type;
+  const urn = req.getUrn?.() ?? "";
+  const qualified = urn.split("::")[2] ?? "";
+  return qualified.slice(qualified.lastIndexOf("$") + 1);
+}
+
+/**
+ * Serves `components` with the SDK's `main`, with the native handlers in place of the SDK server's own.
+ * Fails at start, rather than serving a half provider, if the installed SDK no longer registers its
+ * service the way this relies on.
+ */
+export async function serveNative(components: Provider, args: string[], sessions?: SessionProvider): Promise<void> {
+  const m = pulumiModules();
+  // Loaded here, from the same installed copy whose gRPC module is extended below.
+  const { main } = createRequire(require.resolve("@pulumi/pulumi"))("./provider") as typeof import("@pulumi/pulumi/provider");
+  const server = m.grpc.Server.prototype;
+  const addService = server.addService;
+  let extended = false;
+  server.addService = function (this: unknown, service: unknown, implementation: Record<string, Handler>) {
+    if (service === m.service && !extended) {
+      const sdk: Record<string, Handler> = {};
+      for (const name of ["check", "diff", "create", "read", "update", "delete"]) {
+        sdk[name] = (implementation[name] as Handler).bind(implementation);
+      }
+      Object.assign(implementation, nativeHandlers(m, sdk, sessions));
+      extended = true;
+    }
+    return addService.call(this, service, implementation);
+  };
+  let serving: Promise<void>;
+  try {
+    // `main` registers its service before its first await, so the registration has happened on return.
+    serving = main(components, args);
+  } finally {
+    server.addService = addService;
+  }
+  if (!extended) throw new Error("the installed @pulumi/pulumi did not register its provider service as expected; the remote-browser plugin cannot serve BrowserSession");
+  await serving;
+}
