@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LOCALES } from "../../client/schemas";
-import { deriveSchema, PackageSchema, SCHEMA_FILE, schemaFileText } from "../../component/packageSchema";
+import { deriveSchema, PackageSchema, SCHEMA_FILE, schemaFileText, withNativeSchema } from "../../component/packageSchema";
 import { RemoteBrowserComponentProvider } from "../../component/provider";
 import { API_INPUTS, PROVIDER_INPUTS } from "../../provider/fields";
 
@@ -32,14 +32,14 @@ describe("the component schema", () => {
       fs.readFileSync(file, "utf8"),
       `${SCHEMA_FILE} is stale: run UPDATE_COMPONENT_SCHEMA=1 npx vitest run --project unit test/component/schema.test.ts`,
     ).toBe(schemaFileText(derived));
-    // Served as derived, with the installed package's version.
-    expect(served).toEqual({ ...derived, version });
+    // Served as derived, with the installed package's version, beside the native part (test/native/schema.test.ts).
+    expect(served).toEqual(withNativeSchema({ ...derived, version }));
   }, 60_000);
 
   it("is the package remote-browser at the package's version, with the component ReviewSessions", () => {
     expect(served.name).toBe("remote-browser");
     expect(served.version).toBe(version);
-    expect(Object.keys(served.resources)).toEqual([TYPE]);
+    expect(Object.keys(served.resources)).toEqual([TYPE, "remote-browser:index:BrowserSession"]);
     const resource = served.resources[TYPE];
     expect(resource.isComponent).toBe(true);
     expect(resource.description).toMatch(/one remote browser session per requested browser/i);

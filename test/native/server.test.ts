@@ -1,0 +1,162 @@
+import { ChildProcess, execFileSync, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { Emulator, startEmulator } from "../../emulator";
+import { isSecret, reveal } from "../../native/secrets";
+
+/**
+ * The plugin executable's native front door, spoken to over gRPC as the engine speaks to it: the calls the
+ * SDK's provider server would get wrong (Configure, CheckConfig, DiffConfig, Create's time-out) and the
+ * wire forms of the answers (secret envelopes, the "created but failed to initialise" details).
+ */
+const root = path.resolve(__dirname, "..", "..");
+/* eslint-disable @typescript-eslint/no-require-imports */
+const provrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
+const provproto = require("@pulumi/pulumi/proto/provider_pb");
+const statusproto = require("@pulumi/pulumi/proto/status_pb");
+const { Struct } = require("google-protobuf/google/protobuf/struct_pb");
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+const TYPE = "remote-browser:index:BrowserSession";
+const URN = `urn:pulumi:dev::grpc::${TYPE}::s`;
+
+let emu: Emulator;
+let plugin: ChildProcess;
+let client: any;
+let stderr = "";
+
+/** One unary call; rejects with the gRPC error. */
+function call<T = any>(method: string, req: unknown): Promise<T> {
+  return new Promise((resolve, reject) => client[method](req, (err: Error | null, res: T) => (err ? reject(err) : resolve(res))));
+}
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(root, "dist", "native", "server.js"))) execFileSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root, stdio: "ignore" });
+  emu = await startEmulator({ prepMs: 50, prepJitterMs: 0 });
+  plugin = spawn(path.join(root, "bin", "pulumi-resource-remote-browser"), ["127.0.0.1:9"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, REMOTE_BROWSER_API_KEY: "" } });
+  plugin.stderr!.on("data", (d) => (stderr += d));
+  const port = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    plugin.stdout!.on("data", (d) => {
+      out += d;
+      if (out.includes("\n")) resolve(out.trim());
+    });
+    plugin.on("exit", (code) => reject(new Error(`the plugin exited (${code}):\n${stderr}`)));
+  });
+  client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  const configure = new provproto.ConfigureRequest();
+  configure.setArgs(Struct.fromJavaScript({ apiKey: emu.apiKey, baseUrl: emu.apiBaseUrl }));
+  const answer = await call("configure", configure);
+  expect(answer.getAcceptsecrets()).toBe(true);
+}, 120_000);
+
+afterAll(async () => {
+  client?.close();
+  plugin?.kill("SIGKILL");
+  await emu?.close();
+});
+
+beforeEach(() => {
+  emu.control.preparation({ paused: false });
+  emu.control.clearFaults();
+});
+
+function createRequest(properties: Record<string, unknown>, timeout = 0) {
+  const req = new provproto.CreateRequest();
+  req.setUrn(URN);
+  req.setType(TYPE);
+  req.setProperties(Struct.fromJavaScript(properties));
+  req.setTimeout(timeout);
+  return req;
+}
+
+describe("the provider's own settings", () => {
+  it("CheckConfig refuses a bad setting on its property, and returns the key as a secret", async () => {
+    const req = new provproto.CheckRequest();
+    req.setUrn("urn:pulumi:dev::grpc::pulumi:providers:remote-browser::p");
+    req.setNews(Struct.fromJavaScript({ apiKey: "rb_plain_0123456789", apiVersion: "v9" }));
+    const res = await call("checkConfig", req);
+    expect(res.getFailuresList().map((f: any) => [f.getProperty(), f.getReason()])).toEqual([["apiVersion", expect.stringMatching(/must be "v8" or "v7"/)]]);
+    expect(isSecret(res.getInputs().toJavaScript().apiKey)).toBe(true);
+  });
+
+  it("DiffConfig names the changed settings without replacing the provider", async () => {
+    const req = new provproto.DiffRequest();
+    req.setOlds(Struct.fromJavaScript({ baseUrl: "https://a.example.com" }));
+    req.setNews(Struct.fromJavaScript({ baseUrl: "https://b.example.com" }));
+    const res = await call("diffConfig", req);
+    expect(res.getChanges()).toBe(provproto.DiffResponse.DiffChanges.DIFF_SOME);
+    expect(res.getDiffsList()).toEqual(["baseUrl"]);
+    expect(res.getReplacesList()).toEqual([]);
+  });
+});
+
+describe("BrowserSession over gRPC", () => {
+  it("Create answers the session with its share link in a secret envelope", async () => {
+    const res = await call("create", createRequest({ browser: "chrome" }));
+    const props = res.getProperties().toJavaScript();
+    const session = emu.control.sessions().find((s) => s.vmId === res.getId())!;
+    expect(session.status).toBe("running");
+    expect(isSecret(props.shareUrl)).toBe(true);
+    expect(reveal(props.shareUrl)).toContain(session.linkId);
+    expect(props.status).toBe("running");
+  });
+
+  it("Create gives up at the request's time-out (customTimeouts.create) and ends the session", async () => {
+    emu.control.preparation({ paused: true });
+    const before = emu.control.books().started;
+    const err = await call("create", createRequest({ browser: "firefox" }, 1)).then(
+      () => undefined,
+      (e) => e,
+    );
+    expect(err?.details).toMatch(/not running after 1 s .*customTimeouts\.create/);
+    expect(emu.control.books().started).toBe(before + 1);
+    expect(emu.control.sessions().filter((s) => s.browser === "firefox" && s.status === "starting")).toEqual([]);
+  });
+
+  it("a create that cannot end the session it gave up on says so in the engine's 'failed to initialise' details, with the id", async () => {
+    emu.control.preparation({ paused: true });
+    emu.control.fault({ operation: "remove", kind: "error", count: 100 });
+    const err = await call("create", createRequest({ browser: "edge" }, 1)).then(
+      () => undefined,
+      (e) => e,
+    );
+    emu.control.clearFaults();
+    expect(err?.details).toMatch(/kept in the stack/);
+    const bin = err.metadata.get("grpc-status-details-bin")[0] as Buffer;
+    const status = statusproto.Status.deserializeBinary(bin);
+    const detail = provproto.ErrorResourceInitFailed.deserializeBinary(status.getDetailsList()[0].getValue());
+    const kept = emu.control.sessions().find((s) => s.browser === "edge")!;
+    expect(detail.getId()).toBe(kept.vmId);
+    expect(detail.getProperties().toJavaScript()).not.toHaveProperty("shareUrl");
+  });
+
+  it("Read by id alone is an import: the browser as the input, no share link", async () => {
+    const created = await call("create", createRequest({ browser: "brave" }));
+    const req = new provproto.ReadRequest();
+    req.setId(created.getId());
+    req.setUrn(URN);
+    req.setType(TYPE);
+    req.setProperties(Struct.fromJavaScript({}));
+    const res = await call("read", req);
+    expect(res.getId()).toBe(created.getId());
+    expect(res.getInputs().toJavaScript()).toEqual({ browser: "brave" });
+    expect(res.getProperties().toJavaScript()).not.toHaveProperty("shareUrl");
+  });
+});
+
+describe("the data sources over gRPC", () => {
+  it("Invoke of getImages answers the emulator's catalog; an argument is refused", async () => {
+    const req = new provproto.InvokeRequest();
+    req.setTok("remote-browser:index:getImages");
+    req.setArgs(Struct.fromJavaScript({}));
+    const res = await call("invoke", req);
+    const images = res.getReturn().toJavaScript().images as Array<{ id: string }>;
+    expect(images.map((i) => i.id)).toContain("chrome");
+    req.setArgs(Struct.fromJavaScript({ browser: "chrome" }));
+    const refused = await call("invoke", req);
+    expect(refused.getFailuresList().map((f: any) => f.getProperty())).toEqual(["browser"]);
+  });
+});
