@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { expect, inject, it } from "vitest";
 import type { SessionSeed } from "../../emulator";
+import { legacyFingerprint } from "../../provider/owner";
 import { withStack } from "./harness";
 import type { E2EStack } from "./harness";
 import { UPGRADE_API_KEY, UPGRADE_PASSPHRASE, UPGRADE_SESSIONS_FILE, UPGRADE_STATE_FILE } from "./upgrade/fixture";
@@ -95,4 +96,30 @@ it("refreshes, previews without changes, updates in place and destroys a stack r
     },
     { emulator: { apiKey: UPGRADE_API_KEY }, pathDirs: [path.join(projectDir, "node_modules", ".bin")], name: "upgrade" },
   );
+});
+
+it("refreshes and destroys sessions recorded with the previous fingerprint format, recording the current one", async () => {
+  await withStack("sessions.js", async (stack) => {
+    const up = await stack.run("up", { config: { browsers: "chrome,firefox" } });
+    expect(Object.keys(up.outputs.vmIds as object)).toHaveLength(2);
+    const vmIds = Object.values(up.outputs.vmIds as Record<string, string>).sort();
+    // What the release before the salted fingerprint recorded: a hash of the lower-cased contact.
+    const legacy = legacyFingerprint("developer@example.test", stack.emulator.apiBaseUrl);
+    const exported = JSON.parse(await stack.exportState());
+    for (const r of exported.deployment.resources ?? []) if (r.type === TYPE) r.outputs.owner = legacy;
+    const stateFile = path.join(stack.workDir, "previous-format-state.json");
+    fs.writeFileSync(stateFile, JSON.stringify(exported), { mode: 0o600 });
+    const imported = await stack.cli(["stack", "import", "--file", stateFile]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(await recordedOwners(stack)).toEqual(vmIds.map(() => legacy));
+
+    const first = await stack.run("refresh");
+    expect(first.changes.delete ?? 0).toBe(0);
+    expect(await sessionIds(stack)).toEqual(vmIds);
+    for (const owner of await recordedOwners(stack)) expect(owner).toMatch(/^acct2-/);
+    await stack.run("refresh", { expectNoChanges: true });
+    await stack.run("destroy");
+    expect(await sessionIds(stack)).toEqual([]);
+    expect(active(stack)).toEqual([]);
+  });
 });
