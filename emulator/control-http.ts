@@ -44,6 +44,7 @@ const ROUTES: ControlRoute[] = [
     },
   },
   { method: "POST", pattern: /^\/accounts$/, run: (c, body) => c.addAccount(body as never) },
+  { method: "POST", pattern: /^\/accounts\/([^/]+)$/, run: (c, body, [id]) => c.updateAccount(id!, body as never) },
   { method: "POST", pattern: /^\/reset$/, run: (c) => (c.reset(), ok) },
   { method: "GET", pattern: /^\/openapi\.json$/, run: () => openApiDocument },
 ];

@@ -88,6 +88,10 @@ export interface SettingsView {
   locationCapacity: Record<string, number>;
 }
 
+export interface AccountChange {
+  contact?: string;
+}
+
 export interface PreparationChange {
   /** The next N sessions created end their preparation in `error`. */
   failNext?: number;
@@ -117,6 +121,8 @@ export interface EmulatorControl {
   /** Moves a session's creation time (ISO 8601), e.g. into the previous cycle or beyond the last month. */
   setCreated(vmId: string, created: string): SessionView;
   addAccount(spec: AccountSpec): { accountId: string };
+  /** Changes what an account's owner can change in the service's settings: its contact address. */
+  updateAccount(accountId: string, change: AccountChange): { accountId: string; contact: string };
   /** Puts back a session recorded elsewhere (e.g. in a stack's exported state), with its vmId and share link. */
   seedSession(seed: SessionSeed): SessionView;
   /** Clears sessions, logs, faults, counters and idempotency keys; restores start settings; keeps accounts. */
@@ -284,6 +290,17 @@ export function createControl(state: EmulatorState): EmulatorControl {
       if (typeof parsed === "string") throw invalid(parsed);
       if (state.accounts.byApiKey(parsed.apiKey)) throw invalid("apiKey: an account with this key already exists");
       return { accountId: state.accounts.add(parsed).id };
+    },
+    updateAccount(accountId, change) {
+      const account = state.accounts.get(accountId);
+      if (!account) throw new EmulatorControlError(`unknown account ${accountId}`, "EMULATOR_CONTROL_NOT_FOUND");
+      if (typeof change !== "object" || change === null || Array.isArray(change)) throw invalid("body must be a JSON object");
+      for (const key of Object.keys(change)) if (key !== "contact") throw invalid(`${key}: unknown field`);
+      if (change.contact !== undefined) {
+        if (typeof change.contact !== "string" || change.contact.length === 0) throw invalid("contact: must be a non-empty string");
+        account.contact = change.contact;
+      }
+      return { accountId: account.id, contact: account.contact };
     },
     seedSession(seed) {
       const s = checkSeed(seed);

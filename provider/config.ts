@@ -55,7 +55,10 @@ export const ENV_REQUEST_TIMEOUT = CONFIG_FIELDS.requestTimeoutSeconds.env;
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 15;
 export const ENV_IDEMPOTENCY_SECRET = CONFIG_FIELDS.idempotencySecret.env;
 export const MIN_IDEMPOTENCY_SECRET_LENGTH = 16;
-/** Where `npm run emulator` listens by default: the emulator is the default service for local work. */
+/**
+ * Where `npm run emulator` listens by default: the address used without a key (the catalog needs none).
+ * A key is never sent there unless that address is set explicitly (see loadConfig).
+ */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8788/v8";
 
 export { ConfigError } from "./errors";
@@ -66,7 +69,17 @@ export { ConfigError } from "./errors";
  */
 export function loadConfig(get: (key: string) => string | undefined, env: NodeJS.ProcessEnv = process.env): ProviderConfig {
   const apiKey = nonEmpty(get("apiKey")) ?? nonEmpty(env[ENV_API_KEY]);
-  const baseUrl = nonEmpty(get("baseUrl")) ?? nonEmpty(env[ENV_BASE_URL]) ?? DEFAULT_BASE_URL;
+  const explicitBaseUrl = nonEmpty(get("baseUrl")) ?? nonEmpty(env[ENV_BASE_URL]);
+  // Plain HTTP to a local port that any local user can listen on: a key goes there only by choice. Nothing
+  // in a key tells a real one from an emulator's, so every key needs the address said.
+  if (apiKey !== undefined && explicitBaseUrl === undefined) {
+    throw new ConfigError(
+      `an API key is configured (${CONFIG_NAMESPACE}:apiKey or ${ENV_API_KEY}) but no service address: set ${CONFIG_NAMESPACE}:baseUrl ` +
+        `or ${ENV_BASE_URL} (e.g. https://api.example.com/v8, or the emulator's address). Without one the key would go in plain HTTP ` +
+        `to the default ${DEFAULT_BASE_URL}, where any local user can listen.`,
+    );
+  }
+  const baseUrl = explicitBaseUrl ?? DEFAULT_BASE_URL;
   const version = nonEmpty(get("apiVersion")) ?? nonEmpty(env[ENV_API_VERSION]) ?? "v8";
   if (version !== "v8" && version !== "v7") {
     throw new ConfigError(`${CONFIG_NAMESPACE}:apiVersion must be "v8" or "v7", got "${version}"`, { property: "apiVersion" });

@@ -5,7 +5,8 @@ import { systemClock } from "./clock";
 import { ProviderConfig, clientForConfig, loadConfig } from "./config";
 import { KeyRefusedError } from "./errors";
 import { engineWatcher } from "./liveness";
-import { ownerFingerprint } from "./owner";
+import { identityOf, ownerFingerprint } from "./owner";
+import type { OwnerIdentity } from "./owner";
 import type { ApiVersionBehaviour } from "./versions";
 import { behaviourOf } from "./versions";
 import type { PollSchedule } from "./wait";
@@ -90,9 +91,14 @@ export class ProviderContext {
     }
   }
 
-  /** The fingerprint of the configured key's account and service (see owner.ts). */
+  /** A new fingerprint of the configured key's account and service, to record with a session (see owner.ts). */
   async owner(): Promise<string> {
-    return ownerFingerprint((await this.account()).contact, this.cfg().baseUrl);
+    return ownerFingerprint(await this.identity());
+  }
+
+  /** What identifies the configured key's account and service: what a recorded fingerprint is checked against. */
+  async identity(): Promise<OwnerIdentity> {
+    return identityOf(await this.account(), this.cfg().baseUrl);
   }
 
   /** Browser images, locations and the residential descriptor, read once per process. */

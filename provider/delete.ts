@@ -3,7 +3,9 @@ import type { SessionEntry } from "../client";
 import type { ProviderContext } from "./context";
 import { SessionKeptError } from "./errors";
 import { assertSameOwner } from "./owner";
+import type { OwnerIdentity } from "./owner";
 import { errorText } from "./outputs";
+import { unprovenOwner } from "./unproven";
 
 /** Destroy, by the version the session was started with. `props` are the recorded outputs. */
 export function del(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<void> {
@@ -12,19 +14,21 @@ export function del(ctx: ProviderContext, id: string, props: Record<string, unkn
 
 /**
  * Version 8: ends the session. One the service does not know counts as gone -- if the account that made
- * it asks. Every other failure is thrown, so the resource stays in the stack for the next destroy.
+ * it asks, as its fingerprint shows. Every other failure is thrown, so the resource stays in the stack
+ * for the next destroy.
  */
 export async function deleteV8(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<void> {
   const client = ctx.api();
-  // State of 0.1.0 has no fingerprint: ended as 0.1.0 did, without reading the account first.
+  // State of 0.1.0 has no fingerprint to compare: the account is not read, and nothing is proven.
+  let proven = false;
   if (props.owner !== undefined) {
-    let owner: string;
+    let identity: OwnerIdentity;
     try {
-      owner = await ctx.owner();
+      identity = await ctx.identity();
     } catch (err) {
       throw keptInStack(id, err);
     }
-    assertSameOwner(id, props.owner, owner, "ending");
+    proven = assertSameOwner(id, props.owner, identity, "ending").proven;
   }
   try {
     await client.removeSession(id);
@@ -37,7 +41,10 @@ export async function deleteV8(ctx: ProviderContext, id: string, props: Record<s
       } catch (lookup) {
         throw keptInStack(id, lookup);
       }
-      if (!entry) return;
+      if (!entry) {
+        if (proven) return;
+        throw unprovenOwner(id, props.owner, "ending");
+      }
     }
     throw keptInStack(id, err);
   }

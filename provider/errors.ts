@@ -28,6 +28,7 @@ export type ProviderErrorCode =
   | "kept_in_stack" // a failure left a session that the stack keeps, for a later destroy to end
   | "engine_gone" // the engine went away; the provider stops acting
   | "account_mismatch" // the session belongs to another account or service than the configured key's
+  | "owner_unproven" // the service does not know the session, and nothing shows the configured key's account made it
   | "import_failed"; // the session named by the `import` option cannot be taken over
 
 export interface ProviderErrorContext {
@@ -124,6 +125,13 @@ export class AccountMismatchError extends ProviderError {
     this.name = "AccountMismatchError";
   }
 }
+
+/**
+ * The service does not know a session whose record proves no owner (state of 0.1.0, or the legacy
+ * fingerprint): it may have ended, or belong to another account and run on. It stays in the stack.
+ */
+export const OwnerUnprovenError = member("owner_unproven", "OwnerUnprovenError");
+export type OwnerUnprovenError = InstanceType<typeof OwnerUnprovenError>;
 
 /**
  * A failure that leaves a session running, kept in the stack so that a later `pulumi destroy` or

@@ -1,5 +1,6 @@
-import { createHash } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { versionedBaseUrl } from "../client";
+import type { AccountAnswer, V7AccountAnswer } from "../client";
 import { AccountMismatchError } from "./errors";
 
 /**
@@ -9,13 +10,50 @@ import { AccountMismatchError } from "./errors";
  * and destroy report success while they run on, billed. So every session records the fingerprint of the
  * account and service that made it, and read and delete refuse to decide anything under another one.
  *
- * The fingerprint is short, stable and not secret: a hash of the account's contact address (from
- * `GET /user/api`) and a hash of the service's address (origin and path, without the API version: an
- * account is the same under v7 and v8). It never involves the key, so rotating a key within the same
- * account keeps every session's fingerprint. Format: `acct-<12 hex>@svc-<12 hex>`.
+ * The account is known by its subscriptions (`pools[].subscription_id` of `GET /user/api`): identifiers
+ * the service gives no two accounts and that a change of the contact address leaves alone. A contact
+ * address is no identity -- two accounts may differ only in its case or spacing, and an account may change
+ * it. It is the fallback only where one side has no subscription to compare (an account without a plan,
+ * or API version 7, whose answers have no pools), and then compared exactly as the service writes it.
+ *
+ * Each fingerprint has its own random salt and records keyed digests, never the identifiers: the value in
+ * a state is not secret, but it cannot be linked to the same account in another session or stack, and
+ * no table of likely contacts or subscription ids can be computed ahead of it. (Anyone holding a state can
+ * still test a guess against one record: the salt is beside it. Nothing here relies on the record being
+ * unguessable; it is an identity to compare with, not a credential.) The service's part is a plain hash
+ * of its address (origin and path, without the API version: an account is the same under v7 and v8), so
+ * a mismatch can say which of the two differs. No part involves the key: rotating a key within the same
+ * account keeps every session's fingerprint.
+ *
+ * Format: `acct2-<16 hex salt>-<16 hex contact digest>[+<16 hex subscription digest>...]@svc-<12 hex>`.
+ * Releases before it wrote `acct-<12 hex>@svc-<12 hex>` (a hash of the lower-cased, trimmed contact);
+ * those records are still compared, and a refresh that finds the session replaces them.
  */
-export function ownerFingerprint(contact: string, baseUrl: string): string {
-  return `acct-${hash("account", contact.trim().toLowerCase())}@svc-${hash("service", serviceAddress(baseUrl))}`;
+
+/** What the service says identifies the configured key's account, and where it is. */
+export interface OwnerIdentity {
+  /** The contact address exactly as the account answer gives it. */
+  contact: string;
+  /** The subscriptions behind the account (none without a plan, or with API version 7). */
+  subscriptions: readonly string[];
+  /** See {@link serviceAddress}. */
+  service: string;
+}
+
+export function identityOf(account: AccountAnswer | V7AccountAnswer, baseUrl: string): OwnerIdentity {
+  const pools = "pools" in account && Array.isArray(account.pools) ? account.pools : [];
+  return { contact: account.contact, subscriptions: pools.map((p) => p.subscription_id), service: serviceAddress(baseUrl) };
+}
+
+/** A new fingerprint of the identity, with a fresh salt unless one is given. */
+export function ownerFingerprint(identity: OwnerIdentity, salt: string = randomBytes(8).toString("hex")): string {
+  const subs = [...new Set(identity.subscriptions)].map((s) => `+${digest(salt, "subscription", s)}`).join("");
+  return `acct2-${salt}-${digest(salt, "contact", identity.contact)}${subs}@${servicePart(identity.service)}`;
+}
+
+/** The fingerprint releases before the salted one recorded. Only compared with, never written. */
+export function legacyFingerprint(contact: string, baseUrl: string): string {
+  return legacyOf(contact, serviceAddress(baseUrl));
 }
 
 /** The service's address without its version segment, trailing slash or query: `https://api.example.com`. */
@@ -25,20 +63,77 @@ export function serviceAddress(baseUrl: string): string {
 }
 
 /**
- * Refuses to act on a session recorded under another account or service. A session recorded before
- * fingerprints existed (no `recorded`) is taken as the current account's: see read.ts for how it gets one.
+ * The owner check's answer for a session of the configured account. `proven`: the record shows that this
+ * account made the session, so that "unknown" may be taken for "gone". A session recorded without a
+ * fingerprint (state of 0.1.0), or with the legacy one, which two accounts whose contacts differ only in
+ * case share, proves nothing: only the service's knowing the session does. `record` is what the session
+ * should record from now on (see read.ts).
  */
-export function assertSameOwner(vmId: string, recorded: unknown, current: string, doing: string): void {
-  if (typeof recorded !== "string" || recorded === current) return;
+export interface SameOwner {
+  proven: boolean;
+  record: string;
+}
+
+const CURRENT = /^acct2-([0-9a-f]{16})-([0-9a-f]{16})((?:\+[0-9a-f]{16})*)@(svc-[0-9a-f]{12})$/;
+const LEGACY = /^acct-[0-9a-f]{12}@svc-[0-9a-f]{12}$/;
+
+/**
+ * Refuses to act on a session recorded under another account or service (or with a fingerprint this
+ * version cannot read); otherwise says how far the record proves ownership.
+ */
+export function assertSameOwner(vmId: string, recorded: unknown, identity: OwnerIdentity, doing: string): SameOwner {
+  if (recorded === undefined || recorded === null) return { proven: false, record: ownerFingerprint(identity) };
+  const text = String(recorded);
+  const current = CURRENT.exec(text);
+  if (current) {
+    const [, salt, contact, subs, service] = current as unknown as [string, string, string, string, string];
+    const mine = ownerFingerprint(identity, salt);
+    const recordedSubs = subs.split("+").filter(Boolean);
+    const sameService = service === servicePart(identity.service);
+    const sameAccount =
+      recordedSubs.length > 0 && identity.subscriptions.length > 0
+        ? identity.subscriptions.some((s) => recordedSubs.includes(digest(salt, "subscription", s)))
+        : contact === digest(salt, "contact", identity.contact);
+    if (!sameService || !sameAccount) throw mismatch(vmId, doing, text, mine, { sameService, sameAccount });
+    // Kept up to date with the account (a new contact, a subscription added), unless the answer has no
+    // subscriptions to record: then the ones recorded stay the stronger proof.
+    return { proven: true, record: identity.subscriptions.length > 0 ? mine : text };
+  }
+  if (LEGACY.test(text)) {
+    const mine = legacyOf(identity.contact, identity.service);
+    if (text !== mine) {
+      const [recAccount, recService] = text.split("@");
+      const [curAccount, curService] = mine.split("@");
+      throw mismatch(vmId, doing, text, mine, { sameService: recService === curService, sameAccount: recAccount === curAccount });
+    }
+    return { proven: false, record: ownerFingerprint(identity) };
+  }
+  throw new AccountMismatchError(
+    `${doing} session ${vmId}: its recorded owner fingerprint "${text}" is of a kind this version cannot read (written by a ` +
+      "newer release?), so it cannot tell whether the configured key's account made it. The session stays in the stack and was not touched. " +
+      "Run this with the release that made the session.",
+    text,
+    ownerFingerprint(identity),
+    { vmId },
+  );
+}
+
+function mismatch(
+  vmId: string,
+  doing: string,
+  recorded: string,
+  current: string,
+  same: { sameService: boolean; sameAccount: boolean },
+): AccountMismatchError {
   const [recAccount, recService] = recorded.split("@");
   const [curAccount, curService] = current.split("@");
   const what = [
-    recAccount !== curAccount ? `account ${recAccount}, but the configured key belongs to account ${curAccount}` : undefined,
-    recService !== curService ? `service ${recService}, but remote-browser:baseUrl points at service ${curService}` : undefined,
+    same.sameAccount ? undefined : `account ${recAccount}, but the configured key belongs to account ${curAccount}`,
+    same.sameService ? undefined : `service ${recService}, but remote-browser:baseUrl points at service ${curService}`,
   ]
     .filter(Boolean)
     .join("; and to ");
-  throw new AccountMismatchError(
+  return new AccountMismatchError(
     `${doing} session ${vmId}: it belongs to ${what} (fingerprints: session ${recorded}, configured ${current}). ` +
       "The session stays in the stack and was not touched. Set remote-browser:apiKey (or REMOTE_BROWSER_API_KEY) " +
       "and remote-browser:baseUrl to those of the account and service that made it, then run again.",
@@ -46,6 +141,18 @@ export function assertSameOwner(vmId: string, recorded: unknown, current: string
     current,
     { vmId },
   );
+}
+
+function legacyOf(contact: string, service: string): string {
+  return `acct-${hash("account", contact.trim().toLowerCase())}@${servicePart(service)}`;
+}
+
+function servicePart(service: string): string {
+  return `svc-${hash("service", service)}`;
+}
+
+function digest(salt: string, domain: string, value: string): string {
+  return createHmac("sha256", salt).update(`pulumi-remote-browser ${domain}\0${value}`).digest("hex").slice(0, 16);
 }
 
 function hash(domain: string, value: string): string {

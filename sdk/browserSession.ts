@@ -95,8 +95,8 @@ export class BrowserSession extends pulumi.dynamic.Resource {
   /** API version the session was started with (`v8`, or `v7` which cannot wait, refresh or end). */
   public readonly apiVersion!: pulumi.Output<"v8" | "v7">;
   /**
-   * Fingerprint of the account and service that made the session, `acct-<hash>@svc-<hash>` (not secret; no
-   * key in it). Refresh and destroy refuse to act on the session with the key of another account.
+   * Fingerprint of the account and service that made the session, `acct2-<salt>-<digests>@svc-<hash>` (not
+   * secret; no key in it). Refresh and destroy refuse to act on the session with the key of another account.
    */
   public readonly owner!: pulumi.Output<string | undefined>;
 

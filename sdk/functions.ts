@@ -26,8 +26,8 @@ export interface FunctionOptions {
 function programConfig(opts?: FunctionOptions): ProviderConfig {
   warnAboutPlainSecrets();
   // runtime.getConfig reads secrets without the plaintext warning of Config.get; the key never leaves this call.
-  const cfg = loadConfig((key) => pulumi.runtime.getConfig(`${CONFIG_NAMESPACE}:${key}`));
-  return opts?.baseUrl ? { ...cfg, baseUrl: opts.baseUrl } : cfg;
+  // The options' baseUrl is read as the config's would be, so that the loader sees it.
+  return loadConfig((key) => (key === "baseUrl" && opts?.baseUrl) || pulumi.runtime.getConfig(`${CONFIG_NAMESPACE}:${key}`));
 }
 
 async function withClient<T>(opts: FunctionOptions | undefined, fn: (c: RemoteBrowserClient, cfg: ProviderConfig) => Promise<T>): Promise<T> {

@@ -31,6 +31,7 @@ export {
   KeyRefusedError,
   LocationNotAppliedError,
   NotRunningInTimeError,
+  OwnerUnprovenError,
   PreparationFailedError,
   ProviderError,
   SessionKeptError,

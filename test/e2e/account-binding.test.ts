@@ -20,9 +20,11 @@ async function failure(p: Promise<unknown>): Promise<string> {
   throw new Error("expected the run to fail");
 }
 
-it("keeps a session in the stack when the stack is switched to another account's key, and ends it with the right key", async () => {
+it("keeps a session in the stack when switched to the key of an account whose contact differs only in case and spacing, and follows its own account through a contact change", async () => {
   await withStack("sessions.js", async (stack) => {
-    stack.emulator.control.addAccount({ apiKey: OTHER_KEY, contact: "other-team@example.test" });
+    // The emulator's default account is developer@example.test: the contact of the other one is a variant
+    // of it, which an earlier fingerprint (the lower-cased, trimmed contact) could not tell apart.
+    stack.emulator.control.addAccount({ apiKey: OTHER_KEY, contact: "Developer@Example.test " });
     const up = await stack.run("up");
     const vmId = (up.outputs.vmIds as Record<string, string>).chrome;
     const running = () => stack.emulator.control.sessions().find((s) => s.vmId === vmId)?.status;
@@ -31,18 +33,24 @@ it("keeps a session in the stack when the stack is switched to another account's
     await stack.run("up", { apiKey: OTHER_KEY, expectNoChanges: true });
     // ...but refresh cannot see A's session with B's key, and must not take that for "gone".
     const refresh = await failure(stack.run("refresh", { apiKey: OTHER_KEY }));
-    expect(refresh).toMatch(/refreshing session vm-\w+: it belongs to account acct-[0-9a-f]{12}, but the configured key belongs to account acct-/);
+    expect(refresh).toMatch(/refreshing session vm-\w+: it belongs to account acct2-[0-9a-f]{16}-[\w+]+, but the configured key belongs to account acct2-/);
     expect(refresh).toContain("remote-browser:apiKey");
     expect(await idsInState(stack)).toEqual([vmId]);
     expect(running()).toBe("running");
 
     const destroy = await failure(stack.run("destroy", { apiKey: OTHER_KEY }));
-    expect(destroy).toMatch(/ending session vm-\w+: it belongs to account acct-/);
+    expect(destroy).toMatch(/ending session vm-\w+: it belongs to account acct2-/);
     expect(await idsInState(stack)).toEqual([vmId]);
     expect(running()).toBe("running");
 
-    // Back to the key of the account that made it: refresh keeps it, destroy ends it.
+    // Back to the key of the account that made it, which has changed its contact meanwhile: refresh keeps
+    // the session (recording the new contact's digest, then nothing more), destroy ends it.
+    const { accountId } = stack.emulator.control.sessions().find((s) => s.vmId === vmId)!;
+    stack.emulator.control.updateAccount(accountId, { contact: "renamed-team@example.test" });
     await stack.run("up", { expectNoChanges: true });
+    const followed = await stack.run("refresh");
+    expect(followed.changes.delete ?? 0).toBe(0);
+    expect(await idsInState(stack)).toEqual([vmId]);
     await stack.run("refresh", { expectNoChanges: true });
     await stack.run("destroy");
     expect(await idsInState(stack)).toEqual([]);

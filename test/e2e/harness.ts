@@ -34,7 +34,7 @@ export interface RunOpts {
   program?: string;
   /** The key to configure; null configures none. Default: the emulator's. */
   apiKey?: string | null;
-  /** Default: the emulator's v8 base URL. */
+  /** Default: the emulator's v8 base URL; "" configures none. */
   baseUrl?: string;
   extraArgs?: string[];
   /** Extra options for the node process of the runner (e.g. `-r` a preload). */

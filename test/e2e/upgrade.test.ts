@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { expect, inject, it } from "vitest";
 import type { SessionSeed } from "../../emulator";
+import { legacyFingerprint } from "../../provider/owner";
 import { withStack } from "./harness";
 import type { E2EStack } from "./harness";
 import { UPGRADE_API_KEY, UPGRADE_PASSPHRASE, UPGRADE_SESSIONS_FILE, UPGRADE_STATE_FILE } from "./upgrade/fixture";
@@ -70,8 +71,10 @@ it("refreshes, previews without changes, updates in place and destroys a stack r
       expect(await sessionIds(stack)).toEqual(vmIds);
       const owners = await recordedOwners(stack);
       expect(owners).toHaveLength(3);
-      expect(new Set(owners).size).toBe(1);
-      expect(owners[0]).toMatch(/^acct-[0-9a-f]{12}@svc-[0-9a-f]{12}$/);
+      // Salted per session: three records that cannot be linked to each other, of one service.
+      expect(new Set(owners).size).toBe(3);
+      for (const owner of owners) expect(owner).toMatch(/^acct2-[0-9a-f]{16}-[0-9a-f]{16}(\+[0-9a-f]{16})*@svc-[0-9a-f]{12}$/);
+      expect(new Set(owners.map((o) => String(o).split("@")[1])).size).toBe(1);
       await stack.run("refresh", { expectNoChanges: true });
       await stack.run("preview", { config, expectNoChanges: true });
 
@@ -93,4 +96,30 @@ it("refreshes, previews without changes, updates in place and destroys a stack r
     },
     { emulator: { apiKey: UPGRADE_API_KEY }, pathDirs: [path.join(projectDir, "node_modules", ".bin")], name: "upgrade" },
   );
+});
+
+it("refreshes and destroys sessions recorded with the previous fingerprint format, recording the current one", async () => {
+  await withStack("sessions.js", async (stack) => {
+    const up = await stack.run("up", { config: { browsers: "chrome,firefox" } });
+    expect(Object.keys(up.outputs.vmIds as object)).toHaveLength(2);
+    const vmIds = Object.values(up.outputs.vmIds as Record<string, string>).sort();
+    // What the release before the salted fingerprint recorded: a hash of the lower-cased contact.
+    const legacy = legacyFingerprint("developer@example.test", stack.emulator.apiBaseUrl);
+    const exported = JSON.parse(await stack.exportState());
+    for (const r of exported.deployment.resources ?? []) if (r.type === TYPE) r.outputs.owner = legacy;
+    const stateFile = path.join(stack.workDir, "previous-format-state.json");
+    fs.writeFileSync(stateFile, JSON.stringify(exported), { mode: 0o600 });
+    const imported = await stack.cli(["stack", "import", "--file", stateFile]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(await recordedOwners(stack)).toEqual(vmIds.map(() => legacy));
+
+    const first = await stack.run("refresh");
+    expect(first.changes.delete ?? 0).toBe(0);
+    expect(await sessionIds(stack)).toEqual(vmIds);
+    for (const owner of await recordedOwners(stack)) expect(owner).toMatch(/^acct2-/);
+    await stack.run("refresh", { expectNoChanges: true });
+    await stack.run("destroy");
+    expect(await sessionIds(stack)).toEqual([]);
+    expect(active(stack)).toEqual([]);
+  });
 });

@@ -141,6 +141,25 @@ describe("control surface over HTTP", () => {
     expect((await ctl("POST", "/accounts", { apiKey: "x", runningLimit: "many" })).body.message).toMatch(/^runningLimit/);
   });
 
+  it("changes an account's contact address, JSON only, refusing unknown accounts and fields", async () => {
+    const key = `rb_contact_${Math.random().toString(16).slice(2)}`;
+    const { accountId } = h.emu.control.addAccount({ apiKey: key, contact: "before@example.test" });
+    const changed = await ctl("POST", `/accounts/${accountId}`, { contact: "after@example.test" });
+    expect(changed.body).toEqual({ accountId, contact: "after@example.test" });
+    expect((await h.get("/v8/user/api", { key })).body.contact).toBe("after@example.test");
+    expect((await h.get("/v7/user/api", { key })).body.contact).toBe("after@example.test");
+    expect((await ctl("POST", "/accounts/acct-999", { contact: "x@example.test" })).http).toBe(404);
+    expect((await ctl("POST", `/accounts/${accountId}`, { contact: "" })).body.message).toMatch(/^contact/);
+    expect((await ctl("POST", `/accounts/${accountId}`, { apiKey: "rb_new" })).body.message).toBe("apiKey: unknown field");
+    const plain = await fetch(`${h.emu.controlUrl}/accounts/${accountId}`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: JSON.stringify({ contact: "form@example.test" }),
+    });
+    expect(plain.status).toBe(415);
+    expect((await h.get("/v8/user/api", { key })).body.contact).toBe("after@example.test");
+  });
+
   it("resets sessions, logs, faults, counters, keys and settings but keeps accounts", async () => {
     const key = `rb_keep_${Math.random().toString(16).slice(2)}`;
     h.emu.control.addAccount({ apiKey: key });

@@ -36,6 +36,32 @@ describe("loadConfig", () => {
     expect(DEFAULT_BASE_URL).toBe("http://127.0.0.1:8788/v8");
   });
 
+  it("refuses a key without a service address, naming both settings and why, rather than send it to the default", () => {
+    for (const [values, env] of [
+      [{ apiKey: "rb_cfg" }, {}],
+      [{}, { REMOTE_BROWSER_API_KEY: "rb_env" }],
+      [{ apiKey: "rb_cfg", baseUrl: " " }, { REMOTE_BROWSER_BASE_URL: "" }],
+    ] as Array<[Record<string, string>, NodeJS.ProcessEnv]>) {
+      const err = (() => {
+        try {
+          loadConfig(from(values), env);
+        } catch (e) {
+          return e as Error & { code?: string };
+        }
+        throw new Error("expected loadConfig to throw");
+      })();
+      expect(err.code).toBe("configuration");
+      expect(err.message).toContain("remote-browser:baseUrl");
+      expect(err.message).toContain("REMOTE_BROWSER_BASE_URL");
+      expect(err.message).toContain(`plain HTTP to the default ${DEFAULT_BASE_URL}`);
+      expect(err.message).not.toContain("rb_cfg");
+      expect(err.message).not.toContain("rb_env");
+    }
+    // An address said explicitly is taken, even the emulator's default one.
+    expect(loadConfig(from({ apiKey: "rb_cfg" }), { REMOTE_BROWSER_BASE_URL: DEFAULT_BASE_URL }).baseUrl).toBe(DEFAULT_BASE_URL);
+    expect(loadConfig(from({ baseUrl: "https://api.example.invalid/v8" }), { REMOTE_BROWSER_API_KEY: "rb_env" }).apiKey).toBe("rb_env");
+  });
+
   it("refuses an apiVersion other than v8 or v7, naming the config key", () => {
     const err = (() => {
       try {
@@ -61,6 +87,12 @@ describe("SessionProvider.configure", () => {
     provider.configure(from({}), { REMOTE_BROWSER_API_KEY: t.emu.apiKey, REMOTE_BROWSER_BASE_URL: t.emu.apiBaseUrl });
     expect((await provider.check({}, { browser: "chrome" })).failures).toEqual([]);
     expect(t.requests("account")).toHaveLength(1);
+  });
+
+  it("refuses a key from the environment when no address is configured, before any request", () => {
+    const provider = t.provider();
+    expect(() => provider.configure(from({}), { REMOTE_BROWSER_API_KEY: t.emu.apiKey })).toThrow(/remote-browser:baseUrl or REMOTE_BROWSER_BASE_URL/);
+    expect(t.requests()).toHaveLength(0);
   });
 
   it("starts over with a new client when configured again", async () => {

@@ -125,8 +125,10 @@ describe("read", () => {
     expect(await t.provider().read(id, outs)).toEqual({});
   });
 
-  it("reports an unknown id as gone", async () => {
-    expect(await t.provider().read("vm-000000000000", { browser: "chrome", vmId: "vm-000000000000", apiVersion: "v8" })).toEqual({});
+  it("reports a session of its own account that the service does not know as gone", async () => {
+    const { id, outs } = await created();
+    t.emu.control.reset(); // the service forgot every session
+    expect(await t.provider().read(id, outs)).toEqual({});
   });
 
   it("surfaces a failing status read instead of dropping the session", async () => {
@@ -208,10 +210,12 @@ describe("delete", () => {
     expect(t.emu.control.books().neverEnded).toBe(0);
   });
 
-  it("treats an id the service does not know as gone", async () => {
-    await expect(t.provider().delete("vm-000000000000", { vmId: "vm-000000000000", apiVersion: "v8" })).resolves.toBeUndefined();
+  it("treats a session of its own account that the service does not know as gone", async () => {
+    const { id, outs } = await created();
+    t.emu.control.reset(); // the service forgot every session
+    await expect(t.provider().delete(id, outs)).resolves.toBeUndefined();
     // The refusal was checked against the status: the service really knows no such session.
-    expect(t.requests().map((r) => r.operation)).toEqual(["remove", "status"]);
+    expect(t.requests().map((r) => r.operation)).toEqual(["account", "remove", "status"]);
   });
 
   it("fails with a refused key (denied) and says the session stays in the stack", async () => {

@@ -22,6 +22,24 @@ describe("with apiVersion v7", () => {
     expect(t.warnings[0]).toContain("API version 7");
   });
 
+  it("sends every v7 input to the service's v7 start call", async () => {
+    const inputs = {
+      browser: "firefox",
+      url: "https://example.com/start?page=1",
+      language: "de",
+      layout: "fr",
+      country: "nl",
+      shareLanguage: "ja",
+      callbackUrl: "https://example.com/after",
+      __seed: "legacy/dev/all",
+    };
+    await t.provider({ apiVersion: "v7" }).create(inputs);
+    expect(t.requests("v7create")).toHaveLength(1);
+    const { __seed: _seed, ...sent } = inputs;
+    // The emulator's own record of the request it was sent.
+    expect(t.emu.control.sessions()).toEqual([expect.objectContaining({ ...sent, apiVersion: "v7" })]);
+  });
+
   it("keeps the recorded state on refresh, with a warning and no API call", async () => {
     const provider = t.provider({ apiVersion: "v7" });
     const { id, outs } = await provider.create({ ...INPUTS });

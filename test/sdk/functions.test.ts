@@ -11,7 +11,7 @@ import { startEmulator } from "../../emulator";
 import { IMAGES, RESIDENTIAL, VPN_LOCATIONS } from "../../emulator/catalog";
 import type { GetUsageResult, UsageMeterFields } from "../../sdk";
 import { getImages, getImagesOutput, getLocations, getLocationsOutput, getUsage, getUsageOutput } from "../../sdk";
-import { isolateConfig, setStackConfig } from "./config";
+import { isolateConfig, rejection, setStackConfig } from "./config";
 import { useMockEngine, value } from "./mocks";
 
 useMockEngine();
@@ -79,6 +79,14 @@ describe("getImages", () => {
   it("takes baseUrl from its options over the stack config", async () => {
     setStackConfig({ baseUrl: "http://127.0.0.1:9/v8", apiKey: emu.apiKey });
     expect((await getImages({ baseUrl: emu.apiBaseUrl })).images).toHaveLength(IMAGES.length);
+  });
+
+  it("takes a key without a baseUrl in the stack config only with a baseUrl in its options", async () => {
+    setStackConfig({ apiKey: emu.apiKey });
+    expect((await getUsage({ baseUrl: emu.apiBaseUrl })).hasPlan).toBe(true);
+    const err = await rejection(getUsage());
+    expect(err.code).toBe("configuration");
+    expect(err.message).toContain("remote-browser:baseUrl");
   });
 
   it("falls back to REMOTE_BROWSER_BASE_URL when the stack config has no baseUrl", async () => {
