@@ -77,6 +77,7 @@ export function loadConfig(get: (key: string) => string | undefined, env: NodeJS
       `an API key is configured (${CONFIG_NAMESPACE}:apiKey or ${ENV_API_KEY}) but no service address: set ${CONFIG_NAMESPACE}:baseUrl ` +
         `or ${ENV_BASE_URL} (e.g. https://api.example.com/v8, or the emulator's address). Without one the key would go in plain HTTP ` +
         `to the default ${DEFAULT_BASE_URL}, where any local user can listen.`,
+      { property: "baseUrl" },
     );
   }
   const baseUrl = explicitBaseUrl ?? DEFAULT_BASE_URL;

@@ -35,6 +35,10 @@ describe("CheckConfig", () => {
     expect(reveal(inputs)).toEqual({ apiKey: "rb_plain_key_0123", idempotencySecret: "0123456789abcdef0123", baseUrl: "https://api.example.com/v8" });
   });
 
+  it("refuses a key without a service address, on baseUrl", () => {
+    expect(checkConfig({ apiKey: secret("rb_key_0123456789") }, {}).failures).toEqual([{ property: "baseUrl", reason: expect.stringMatching(/no service address/) }]);
+  });
+
   it("leaves the engine's own provider inputs (version) alone", () => {
     const { inputs, failures } = checkConfig({ ...ok, version: "0.1.0" }, {});
     expect(failures).toEqual([]);

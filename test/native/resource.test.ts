@@ -78,7 +78,7 @@ describe("read", () => {
     expect(read.inputs).toEqual({ browser: "firefox" });
     expect(read.props).toMatchObject({ vmId, browser: "firefox", browserName: "Mozilla Firefox", apiVersion: "v8" });
     expect(read.props).not.toHaveProperty("shareUrl");
-    expect(read.props.owner).toMatch(/^acct-/);
+    expect(read.props.owner).toMatch(/^acct2-/);
   });
 
   it("by id alone fails, naming the cause, for a session the account does not know or that has ended", async () => {
