@@ -19,9 +19,7 @@ export default function setup(project: TestProject): () => Promise<void> {
     execFileSync("bash", [path.join(root, "scripts", "engine.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
 
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-e2e-"));
-  if (!fs.existsSync(path.join(root, "dist", "sdk", "index.js"))) {
-    execFileSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root, stdio: "inherit" });
-  }
+  buildIfStale();
   const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", base], { cwd: root, encoding: "utf8" })
     .trim()
     .split("\n")
@@ -61,6 +59,11 @@ export default function setup(project: TestProject): () => Promise<void> {
     await failOnLeftovers({ marker: process.env[RUN_MARKER_VAR]!, folders: [base] });
     if (!process.env.PRB_KEEP_E2E) fs.rmSync(base, { recursive: true, force: true });
   };
+}
+
+/** The package is packed from dist/: a test file run on its own must not test an older build of the sources. */
+export function buildIfStale(dir = root): void {
+  execFileSync("bash", [path.join(root, "scripts", "build.sh"), dir], { stdio: ["ignore", "inherit", "inherit"] });
 }
 
 declare module "vitest" {
