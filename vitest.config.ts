@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 // Every test file runs in its own process, several at once: the unit, emulator, client and provider files
 // mostly wait on timers, and each e2e file drives its own emulators, folders and stacks, so independent
 // files share the two cores well. Within an e2e file, tests marked concurrent (independent stacks: the
-// fault campaign, the bad-input runs) run a few at a time.
+// fault campaign, the bad-input runs) run a few at a time. A run that leaves a process running fails
+// (test/leftovers-setup.ts).
 export default defineConfig({
   test: {
     maxWorkers: 4,
@@ -14,6 +15,7 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           exclude: ["test/e2e/**"],
           testTimeout: 30_000,
+          globalSetup: ["test/leftovers-setup.ts"],
         },
       },
       {
@@ -23,7 +25,7 @@ export default defineConfig({
           testTimeout: 600_000,
           hookTimeout: 600_000,
           maxConcurrency: 4,
-          globalSetup: ["test/e2e/global-setup.ts"],
+          globalSetup: ["test/leftovers-setup.ts", "test/e2e/global-setup.ts"],
         },
       },
     ],

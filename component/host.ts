@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { serveNative } from "../native/server";
-import { engineWatcher } from "../provider/liveness";
+import { exitWhenEngineGone } from "../provider/liveness";
 import { RemoteBrowserComponentProvider } from "./provider";
 
 // The plugin's entry point: serves the `remote-browser` package to the engine -- the components as
@@ -23,10 +23,7 @@ export function packageRoot(from: string = __dirname): string {
 export function serve(args: string[] = process.argv.slice(2)): Promise<void> {
   // A plugin whose engine was killed is of no use to anyone, and one that went on waiting would end, at
   // its deadline, the session the next update adopts: such a process exits.
-  const engineAlive = engineWatcher();
-  setInterval(() => {
-    if (!engineAlive()) process.exit(0);
-  }, 1_000).unref();
+  exitWhenEngineGone();
   return serveNative(new RemoteBrowserComponentProvider(packageRoot()), args);
 }
 

@@ -7,7 +7,7 @@
  * create, read, update and del. Everything else is internal (tests import the modules directly).
  */
 import { CONFIG_NAMESPACE } from "./config";
-import { engineWatcher } from "./liveness";
+import { exitWhenEngineGone } from "./liveness";
 import { SessionProvider } from "./session";
 
 /** One provider per process: the engine configures a dynamic provider process once. */
@@ -16,12 +16,9 @@ const provider = new SessionProvider();
 // An engine killed with SIGKILL leaves its dynamic provider process behind, re-parented and with its
 // pipes closed; seen here spinning on write errors and growing without bound. Nothing can use it any
 // more, and acting on (ending) a session the next update will adopt would do harm: such a process exits.
-if (/[\\/]cmd[\\/]dynamic-provider[\\/]/.test(process.argv[1] ?? "")) {
-  const engineAlive = engineWatcher();
-  setInterval(() => {
-    if (!engineAlive()) process.exit(0);
-  }, 1_000).unref();
-}
+// This module loads at the provider's first call, possibly after the engine died: the watcher then goes by
+// the engine's address (see liveness.ts).
+if (/[\\/]cmd[\\/]dynamic-provider[\\/]/.test(process.argv[1] ?? "")) exitWhenEngineGone();
 
 export interface ConfigureRequest {
   config: { get(key: string): unknown };

@@ -60,7 +60,23 @@ export function engineEnvironment(opts: EngineEnvironmentOptions): Record<string
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
     PATH: pathDirs.join(path.delimiter),
+    ...(fs.existsSync(EXIT_WITH_ENGINE) ? { NODE_OPTIONS: withPreload(process.env.NODE_OPTIONS, EXIT_WITH_ENGINE) } : {}),
   };
+}
+
+/**
+ * Loaded into every Node.js process the engine starts: a plugin among them exits once its engine is gone,
+ * even one killed before the plugin loaded this package (see provider/exit-with-engine.ts). Only the
+ * built package has it (run from its TypeScript sources, as some tests do, the runner adds none).
+ */
+const EXIT_WITH_ENGINE = path.join(__dirname, "..", "provider", "exit-with-engine.js");
+
+/** `options` (the user's NODE_OPTIONS) with `--require file` added once; NODE_OPTIONS takes quoted paths. */
+export function withPreload(options: string | undefined, file: string): string {
+  const arg = `--require ${JSON.stringify(file)}`;
+  const kept = (options ?? "").trim();
+  if (kept.includes(arg)) return kept;
+  return kept ? `${kept} ${arg}` : arg;
 }
 
 /** The `pulumi` binary: an explicit path, PULUMI_REMOTE_BROWSER_PULUMI, or `pulumi` on PATH. */

@@ -4,15 +4,7 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   echo "prepare: installing npm packages (npm ci)" >&2
   npm ci --no-audit --no-fund >&2
 fi
-# The build is stale when a source, the compiler settings or the package manifest is newer than its stamp.
-stamp=dist/.build-stamp
-if [ ! -f "$stamp" ] || [ -n "$(find . \( -path ./node_modules -o -path ./dist -o -path ./.work -o -path ./.git \) -prune -o \
-    \( -name '*.ts' -o -name tsconfig.json -o -name package.json \) -newer "$stamp" -print -quit)" ]; then
-  echo "prepare: building" >&2
-  mkdir -p dist && touch "$stamp.next" # taken before the build: a file saved during it makes the next one stale
-  npx tsc -p tsconfig.json
-  mv "$stamp.next" "$stamp"
-fi
+bash scripts/build.sh
 # PRB_CLI picks the CLI pin of a test cell (see scripts/engine.sh); the default one otherwise.
 PULUMI_REMOTE_BROWSER_PULUMI=$(bash scripts/engine.sh "${PRB_CLI:-default}")
 export PULUMI_REMOTE_BROWSER_PULUMI

@@ -43,6 +43,8 @@ if [ -f "$report" ]; then
     for (const f of files.slice(0, 10)) console.log(`  ${f.s.toFixed(1).padStart(7)} s  ${f.name}`);
     const skipped = r.numPendingTests + r.numTodoTests;
     console.log(`\nvitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
-  ' "$PWD/$report" "$PWD"
+    // A run can fail outside its tests too: a process left running (test/leftovers-setup.ts), a setup error.
+    if (Number(process.argv[3]) !== 0 && r.numFailedTests === 0) console.log(`vitest exited with ${process.argv[3]}: see the messages above`);
+  ' "$PWD/$report" "$PWD" "$code"
 fi
 exit $code

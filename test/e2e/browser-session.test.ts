@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RunFailed, childPids, commandOf, until, withStack } from "./harness";
 import type { E2EStack } from "./harness";
+import { isRunning } from "../helpers/processes";
 
 const TYPE = "pulumi-nodejs:dynamic/remote-browser:BrowserSession";
 
@@ -133,11 +134,15 @@ describe.concurrent("BrowserSession under the real engine", () => {
         10_000,
         "the engine process",
       );
+      // The dynamic provider process, waiting for the session's 2 s deadline.
+      const provider = childPids(engine).filter((pid) => /[\\/]cmd[\\/]dynamic-provider[\\/]/.test(commandOf(pid)));
+      expect(provider).toHaveLength(1);
       process.kill(engine, "SIGKILL");
       await run.done;
 
-      // The orphaned provider process must not end the session when its 2 s deadline passes.
-      await new Promise((r) => setTimeout(r, 3_500));
+      // Orphaned, the provider process exits without ending the session, deadline or not.
+      await until(() => !isRunning(provider[0]!), 60_000, "the orphaned provider process to exit");
+      expect(stack.emulator.control.books().removeCalls).toBe(0);
       expect(stack.emulator.control.sessions().find((s) => s.vmId === session.vmId)?.status).toBe("starting");
 
       await stack.cli(["cancel", "--yes"]);

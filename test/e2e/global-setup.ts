@@ -3,6 +3,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { TestProject } from "vitest/node";
+import { RUN_MARKER_VAR } from "../helpers/leftovers";
+import { failOnLeftovers } from "../leftovers-setup";
 
 /**
  * Once per e2e run: the engine, and a fresh Pulumi project outside the repository that installs the
@@ -11,15 +13,13 @@ import type { TestProject } from "vitest/node";
  */
 const root = path.resolve(__dirname, "..", "..");
 
-export default function setup(project: TestProject): () => void {
+export default function setup(project: TestProject): () => Promise<void> {
   const pulumiBin =
     process.env.PULUMI_REMOTE_BROWSER_PULUMI ||
     execFileSync("bash", [path.join(root, "scripts", "engine.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
 
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-e2e-"));
-  if (!fs.existsSync(path.join(root, "dist", "sdk", "index.js"))) {
-    execFileSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root, stdio: "inherit" });
-  }
+  buildIfStale();
   const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", base], { cwd: root, encoding: "utf8" })
     .trim()
     .split("\n")
@@ -54,9 +54,16 @@ export default function setup(project: TestProject): () => void {
   console.log(`e2e: node ${process.version}, @pulumi/pulumi ${installed} (installed from npm), pulumi CLI ${cli}`);
 
   project.provide("e2e", { projectDir, pulumiBin, tarball: path.join(base, tarball) });
-  return () => {
+  return async () => {
+    // Also the processes started with an environment of their own: those that work in the project folder.
+    await failOnLeftovers({ marker: process.env[RUN_MARKER_VAR]!, folders: [base] });
     if (!process.env.PRB_KEEP_E2E) fs.rmSync(base, { recursive: true, force: true });
   };
+}
+
+/** The package is packed from dist/: a test file run on its own must not test an older build of the sources. */
+export function buildIfStale(dir = root): void {
+  execFileSync("bash", [path.join(root, "scripts", "build.sh"), dir], { stdio: ["ignore", "inherit", "inherit"] });
 }
 
 declare module "vitest" {

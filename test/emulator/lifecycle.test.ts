@@ -79,8 +79,11 @@ describe("session lifecycle", () => {
   it("never lets a removed session become running", async () => {
     const a = await h.create();
     await h.post("/v8/vm/remove", { id: a.body.vmId });
-    await sleep(80);
+    // Prepared after `a` for as long: once `b` runs, `a`'s preparation would have ended too.
+    const b = await h.create();
+    await waitForStatus(h, b.body.vmId, "running", 10_000);
     expect(["stopping", "deleted"]).toContain(await h.status(a.body.vmId));
+    expect(h.emu.control.sessions().find((s) => s.vmId === a.body.vmId)?.runningAt).toBeNull();
   });
 
   it("answers ok when ending an ended session, in stopping, suspended or deleted", async () => {

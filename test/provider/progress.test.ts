@@ -5,7 +5,7 @@ import { createWhenCapacity } from "../../provider/capacity";
 import { Diagnostic, setDiagnosticsSink } from "../../provider/diagnostics";
 import { QueueProgress, WaitProgress, queueText, sessionName, waitText } from "../../provider/progress";
 import { DEFAULT_POLL_SCHEDULE, waitForRunning } from "../../provider/wait";
-import { useEmulator } from "../helpers/emulator";
+import { useEmulator, virtualClock } from "../helpers/emulator";
 
 /** A clock that moves only when the code under test sleeps. */
 function fakeClock() {
@@ -174,30 +174,53 @@ describe("progress on the session's own row (provider against the emulator)", ()
     return seen;
   }
 
+  /**
+   * The provider's own time, moved by its sleeps; `at` runs once when that time has passed `ms` (an event
+   * of the emulator: preparation released, a slot freed), before the provider looks again.
+   */
+  function providerClock(at: { ms: number; run: () => unknown }) {
+    const clock = virtualClock();
+    const start = clock.now();
+    let done = false;
+    const sleep = async (ms: number) => {
+      await clock.sleep(ms);
+      if (!done && clock.now() - start >= at.ms) {
+        done = true;
+        await at.run();
+      }
+    };
+    return { ...clock, sleep };
+  }
+
   it("sends status lines on the URN it was given while preparation runs", async () => {
-    t.emu.control.settings({ prepMs: 2_800 });
+    t.emu.control.preparation({ paused: true });
+    const clock = providerClock({ ms: 2_800, run: () => t.emu.control.preparation({ paused: false }) });
     const seen = recording();
-    await t.provider().create({ browser: "chrome", __seed: "review/pr-7/pr-7-chrome", __urn: URN });
-    expect(seen.length).toBeGreaterThanOrEqual(3);
+    await t.provider({ deps: { clock } }).create({ browser: "chrome", __seed: "review/pr-7/pr-7-chrome", __urn: URN });
     expect(seen.every((d) => d.urn === URN && d.ephemeral && d.severity === "info")).toBe(true);
-    const last = seen.pop()!;
-    for (const d of seen) expect(d.message).toMatch(/^starting: [12]s waited \(state starting\)$/);
-    expect(last.message).toBe("running after 2s");
+    expect(seen.map((d) => d.message)).toEqual([
+      "starting: 1s waited (state starting)",
+      "starting: 2s waited (state starting)",
+      "running after 2s",
+    ]);
   });
 
   it("sends none without a URN (a program of an earlier release)", async () => {
-    t.emu.control.settings({ prepMs: 1_300 });
+    t.emu.control.preparation({ paused: true });
+    const clock = providerClock({ ms: 1_300, run: () => t.emu.control.preparation({ paused: false }) });
     const seen = recording();
-    await t.provider().create({ browser: "chrome", __seed: "review/pr-7/old" });
+    await t.provider({ deps: { clock } }).create({ browser: "chrome", __seed: "review/pr-7/old" });
+    // Long enough for a status line, had there been a URN to put it on.
+    expect(clock.slept.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1_300);
     expect(seen).toEqual([]);
   });
 
   it("puts the capacity warning, naming the session, and the queue's status lines on the waiting session", async () => {
     t.emu.control.settings({ runningLimit: 1, prepMs: 0 });
     const blocker = await t.client().createSession({ browser: "edge" });
+    const clock = providerClock({ ms: 2_600, run: () => t.emu.control.endSession(blocker.vmId) });
     const seen = recording();
-    setTimeout(() => void t.client().removeSession(blocker.vmId), 2_600);
-    await t.provider().create({ browser: "chrome", __seed: "review/pr-7/pr-7-chrome", __urn: URN, waitForCapacitySeconds: 30 });
+    await t.provider({ deps: { clock } }).create({ browser: "chrome", __seed: "review/pr-7/pr-7-chrome", __urn: URN, waitForCapacitySeconds: 30 });
     const warnings = seen.filter((d) => !d.ephemeral);
     expect(warnings).toEqual([
       {
@@ -208,8 +231,7 @@ describe("progress on the session's own row (provider against the emulator)", ()
       },
     ]);
     const queued = seen.filter((d) => d.ephemeral && d.message.startsWith("queued")).map((d) => d.message);
-    expect(queued.length).toBeGreaterThanOrEqual(1);
-    for (const m of queued) expect(m).toMatch(/^queued for capacity: 1\/1 slots in use, [1-4]s queued$/);
+    expect(queued).toEqual(["queued for capacity: 1/1 slots in use, 1s queued", "queued for capacity: 1/1 slots in use, 2s queued"]);
     expect(seen.every((d) => d.urn === URN)).toBe(true);
     expect(sessionName(undefined)).toBe("BrowserSession");
   });
