@@ -414,6 +414,13 @@ describe("closing a pull request destroys its stack and checks that it is gone",
     expect(stays.out).not.toContain("is gone");
   });
 
+  it.each(goneChecks)("%s: a backend that cannot be asked fails the check instead of passing for a gone stack", (_label, flow, jobId, ctx) => {
+    const run = jobRun(flow, jobId, ctx, { stacks: listed(STACK), stackLsError: "error: could not reach the backend" });
+    const r = run.step("Check that the stack is gone");
+    expect(r.code, r.out).not.toBe(0);
+    expect(r.out).not.toContain("is gone");
+  });
+
   it("edits the deploy's comment to say the environment is gone, and adds none when there was none", () => {
     const ours = { id: 12, user: { login: "github-actions[bot]" }, body: `<!-- pr-environment -->\n- **chrome**: ${LINKS.chrome}` };
     const theirs = { id: 13, user: { login: "octocat" }, body: "<!-- pr-environment --> quoted" };
