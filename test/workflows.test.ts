@@ -175,6 +175,25 @@ describe("secrets reach the steps through their environment only", () => {
   });
 });
 
+describe("every script runs with pipefail, as the team's scripts assume", () => {
+  it("a step without `shell:` would get `bash -e` only: both workflows set bash for every run step", () => {
+    for (const flow of [deployFlow, sweepFlow]) {
+      for (const [jobId, job] of Object.entries(flow.jobs)) {
+        for (const s of job.steps.filter((x) => x.run !== undefined)) {
+          expect(s.shell ?? job.defaults?.run?.shell ?? flow.defaults?.run?.shell, `${flow.file} ${jobId} ${s.name}`).toBe("bash");
+        }
+      }
+    }
+  });
+
+  it.each(jobsWithSecrets)("%s: a failed `npm pack` stops the build instead of installing an empty tarball path", (_label, flow, jobId) => {
+    const run = jobRun(flow, jobId, contextsFor(flow), { npmPackError: "npm error code E403" });
+    const r = run.step(/^Build the package/);
+    expect(r.code, r.out).not.toBe(0);
+    expect(run.world.commandLines("npm").some((l) => l.startsWith("npm install"))).toBe(false);
+  });
+});
+
 describe("the package is built, packed and installed into the example as a user's project installs it", () => {
   it.each(jobsWithSecrets)("%s", (_label, flow, jobId) => {
     const run = jobRun(flow, jobId, contextsFor(flow));
