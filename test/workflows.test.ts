@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ENV_IDEMPOTENCY_SECRET, MIN_IDEMPOTENCY_SECRET_LENGTH, loadConfig } from "../provider/config";
 import type { Contexts } from "./helpers/github-expressions";
 import type { Job, Step, Workflow, WorldSetup } from "./helpers/workflow-runner";
 import { JobRun, World, findStep, loadWorkflow, runSteps } from "./helpers/workflow-runner";
@@ -35,6 +36,7 @@ const SECRETS = {
   PULUMI_BACKEND_URL: "postgres://pulumi:pw-inside-the-url@db.example.test/pulumi",
   PULUMI_CONFIG_PASSPHRASE: "state-passphrase-7c1d",
   REMOTE_BROWSER_API_KEY: "rb_live_apikey_5e2a",
+  REMOTE_BROWSER_IDEMPOTENCY_SECRET: "idem-secret-3f9a0c6e1b2d4a5f",
   SHARE_LINKS_PASSPHRASE: "",
 };
 const REPOSITORY = { repository: "acme/webapp", repository_id: 111, token: "ghs_job_token_9f3b" };
@@ -138,6 +140,67 @@ describe("the workflows refuse a self-managed backend without a passphrase", () 
     const none = check({ PULUMI_BACKEND_URL: "", PULUMI_ACCESS_TOKEN: "" });
     expect(none.code).not.toBe(0);
     expect(none.out).toMatch(/::error::No state backend/);
+  });
+});
+
+describe("the idempotency secret: the review sessions' keys cannot be computed from their public inputs", () => {
+  const secretEnv = { [ENV_IDEMPOTENCY_SECRET]: "${{ secrets.REMOTE_BROWSER_IDEMPOTENCY_SECRET }}" };
+
+  it("every job checks it in its first step, and every step that runs the provider gets it, in the variable the provider reads", () => {
+    for (const [label, flow, jobId] of allJobs) {
+      const first = flow.jobs[jobId]!.steps[0]!;
+      expect(first.name, label).toBe("Check the idempotency secret");
+      expect(first.env, label).toEqual(secretEnv);
+    }
+    const providerSteps = [deployFlow, sweepFlow].flatMap((flow) =>
+      Object.values(flow.jobs).flatMap((job) => job.steps.filter((s) => s.uses?.startsWith("pulumi/actions") && s.with?.command)),
+    );
+    expect(providerSteps.map((s) => s.with!.command)).toEqual(["up", "destroy", "destroy"]);
+    for (const s of providerSteps) expect(s.env, s.name).toMatchObject(secretEnv);
+  });
+
+  it.each(allJobs)("%s: refuses to run without a secret the provider would use, without printing it", (_label, flow, jobId) => {
+    const check = (value: string) => jobRun(flow, jobId, contextsFor(flow, { secrets: { REMOTE_BROWSER_IDEMPOTENCY_SECRET: value } })).step("Check the idempotency secret");
+    const short = "x".repeat(MIN_IDEMPOTENCY_SECRET_LENGTH - 1);
+    const rejected = ["", " ", " ".repeat(MIN_IDEMPOTENCY_SECRET_LENGTH), `  ${short}\n`, short, `\t${short}\t`];
+    const accepted = ["k".repeat(MIN_IDEMPOTENCY_SECRET_LENGTH), ` ${"k".repeat(MIN_IDEMPOTENCY_SECRET_LENGTH)} `, "f3".repeat(32), "a b c d e f g h i"];
+    for (const value of rejected) {
+      const r = check(value);
+      expect(r.code, JSON.stringify(value)).not.toBe(0);
+      expect(r.out).toContain(
+        "::error::The repository secret REMOTE_BROWSER_IDEMPOTENCY_SECRET is not set or shorter than 16 characters: without it anyone with the service's API key can compute the review sessions' idempotency keys and read their share links. Create it once with `openssl rand -hex 32` and keep it",
+      );
+      if (value.trim()) expect(r.out).not.toContain(value.trim());
+    }
+    for (const value of accepted) {
+      const r = check(value);
+      expect(r.code, `${JSON.stringify(value)}: ${r.out}`).toBe(0);
+      expect(r.out).not.toContain(value.trim());
+    }
+    // The check and the provider agree: what passes is a key the provider uses, what fails one it would
+    // refuse or ignore (blank).
+    for (const value of [...rejected, ...accepted]) {
+      let used: boolean;
+      try {
+        used = loadConfig(() => undefined, { [ENV_IDEMPOTENCY_SECRET]: value }).idempotencySecret !== undefined;
+      } catch {
+        used = false;
+      }
+      expect(used, JSON.stringify(value)).toBe(accepted.includes(value));
+    }
+  });
+
+  it.each(allJobs)("%s: without it the job stops at its first step, before anything talks to the backend", (_label, flow, jobId) => {
+    const ctx = flow === deployFlow ? pullRequest({ action: jobId === "cleanup" ? "closed" : "opened", secrets: { REMOTE_BROWSER_IDEMPOTENCY_SECRET: "" } }) : sweep({ pr: "7", prs: '["7"]', secrets: { REMOTE_BROWSER_IDEMPOTENCY_SECRET: "" } });
+    const run = jobRun(flow, jobId, ctx, { stacks: listed(STACK), prStates: { "7": "CLOSED" } });
+    const actions: string[] = [];
+    const results = run.all((step) => {
+      actions.push(step.name ?? step.uses ?? "");
+    });
+    expect(results[0]!.code).not.toBe(0);
+    expect(results.slice(1).filter((r) => r.ran).map((r) => r.step.name)).toEqual(jobId === "deploy" ? ["Remove the plain links from the runner"] : []);
+    expect(actions).toEqual([]);
+    expect(run.world.calls()).toEqual([]);
   });
 });
 
@@ -497,6 +560,7 @@ describe("whole jobs, steps chosen by their own `if:`", () => {
       waitForCapacitySeconds: { value: "120", secret: false },
     });
     expect(upEnv.REMOTE_BROWSER_API_KEY).toBe(SECRETS.REMOTE_BROWSER_API_KEY);
+    expect(upEnv[ENV_IDEMPOTENCY_SECRET]).toBe(SECRETS.REMOTE_BROWSER_IDEMPOTENCY_SECRET);
     expect(run.world.comments()).toHaveLength(1);
     expect(run.world.comments()[0]!.body).toContain(LINKS.edge);
     expect(fs.readdirSync(run.temp).filter((f) => /share-links|comment/.test(f))).toEqual([]);
@@ -550,6 +614,7 @@ describe("whole jobs, steps chosen by their own `if:`", () => {
     expect(results.filter((r) => r.code !== 0).map((r) => `${r.step.name}: ${r.out}`)).toEqual([]);
     expect(results.every((r) => r.ran)).toBe(true);
     expect(destroyEnv.REMOTE_BROWSER_API_KEY).toBe(SECRETS.REMOTE_BROWSER_API_KEY);
+    expect(destroyEnv[ENV_IDEMPOTENCY_SECRET]).toBe(SECRETS.REMOTE_BROWSER_IDEMPOTENCY_SECRET);
     expect(run.world.comments()[0]!.body).not.toContain(LINKS.chrome);
     noSecretInArguments(run.world);
   });
@@ -617,13 +682,16 @@ describe("stack names are unique per repository, and the sweep keeps to its own"
     const old = new Date(Date.now() - 30 * 86400_000).toISOString();
     const stale = jobRun(sweepFlow, "destroy", sweep({ pr: "7" }), { stacks: [{ name: `acme/pr-environment/${STACK}`, lastUpdate: old }], prStates: { "7": "OPEN" } });
     const destroyed: string[] = [];
-    const results = stale.all((step, inputs) => {
+    let destroyEnv: Record<string, string> = {};
+    const results = stale.all((step, inputs, env) => {
       if (inputs.command !== "destroy") return;
       destroyed.push(inputs["stack-name"]!);
+      destroyEnv = env;
       stale.world.update({ stacks: [] });
     });
     expect(results.filter((r) => r.code !== 0).map((r) => `${r.step.name}: ${r.out}`)).toEqual([]);
     expect(destroyed).toEqual([STACK]);
+    expect(destroyEnv[ENV_IDEMPOTENCY_SECRET]).toBe(SECRETS.REMOTE_BROWSER_IDEMPOTENCY_SECRET);
     expect(stale.world.commandLines("pulumi")).toContain(`pulumi cancel --yes --stack ${STACK} --non-interactive`);
     noSecretInArgumentsOf(stale.world);
 
