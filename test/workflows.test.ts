@@ -640,15 +640,16 @@ describe("stack names are unique per repository, and the sweep keeps to its own"
       { name: "acme/pr-environment/pr-9-r111", lastUpdate: recent }, // open and fresh: kept
       { name: "acme/pr-environment/pr-10-r1112", lastUpdate: old }, // an id that only starts like ours
       { name: "acme/pr-environment/pr-11-r111", lastUpdate: old }, // its pull request cannot be read: kept
+      { name: "acme/pr-environment/pr-12-r111", lastUpdate: recent }, // merged: stale
       { name: "acme/other/main", lastUpdate: old },
     ];
-    const run = jobRun(sweepFlow, "find", sweep(), { stacks, prStates: { "5": "CLOSED", "6": "CLOSED", "8": "OPEN", "9": "OPEN", "10": "CLOSED" } });
+    const run = jobRun(sweepFlow, "find", sweep(), { stacks, prStates: { "5": "CLOSED", "6": "CLOSED", "8": "OPEN", "9": "OPEN", "10": "CLOSED", "12": "MERGED" } });
     const r = run.step(/^List this repository's pr-\* stacks/);
     expect(r.code, r.out).toBe(0);
-    expect(r.outputs).toEqual({ prs: '["5","8"]' });
+    expect(r.outputs).toEqual({ prs: '["5","8","12"]' });
     expect(r.out).toContain("::warning::acme/pr-environment/pr-11-r111: cannot read pull request #11; left alone");
     const asked = run.world.calls("gh").map((c) => c.argv[2]);
-    expect(asked.sort()).toEqual(["11", "5", "8", "9"]);
+    expect(asked.sort()).toEqual(["11", "12", "5", "8", "9"]);
   });
 
   it("the sweep's destroy jobs run for the stale pull requests it found, and none on a dry run or when none is stale", () => {
