@@ -3,108 +3,113 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse } from "yaml";
+import { ENV_IDEMPOTENCY_SECRET, MIN_IDEMPOTENCY_SECRET_LENGTH, loadConfig } from "../provider/config";
+import type { Contexts } from "./helpers/github-expressions";
+import type { Job, Step, Workflow, WorldSetup } from "./helpers/workflow-runner";
+import { JobRun, World, findStep, loadWorkflow, runSteps } from "./helpers/workflow-runner";
 
 /**
- * The per-pull-request workflows, read as GitHub reads them (YAML, anchors resolved), and their shell
- * steps run with bash against stand-ins for `pulumi` and `gh` that answer as the real ones do and record
- * how they were called.
+ * The per-pull-request workflows, read as GitHub reads them (YAML, anchors resolved), and their `run:`
+ * steps run as the runner runs them (test/helpers/workflow-runner.ts): the workflow's own shell, env and
+ * expressions, against stand-ins for `pulumi`, `gh`, `npm`, `node` and `openssl` that answer as the real
+ * ones do and record how they were called. Every `run:` step of both workflows is run by some test here
+ * (the last test checks that).
  */
-const root = path.resolve(__dirname, "..");
+const deployFlow = loadWorkflow("pr-environment.yml");
+const sweepFlow = loadWorkflow("pr-environment-sweep.yml");
 
-interface Step {
-  name?: string;
-  id?: string;
-  uses?: string;
-  run?: string;
-  if?: string;
-  env?: Record<string, string>;
-  with?: Record<string, unknown>;
-}
-interface Job {
-  "timeout-minutes"?: number;
-  env?: Record<string, string>;
-  steps: Step[];
-}
-interface Workflow {
-  env: Record<string, string>;
-  jobs: Record<string, Job>;
-}
-
-const load = (file: string): Workflow => parse(fs.readFileSync(path.join(root, ".github", "workflows", file), "utf8"));
-const deployFlow = load("pr-environment.yml");
-const sweepFlow = load("pr-environment-sweep.yml");
-
-const step = (job: Job, name: string | RegExp): Step => {
-  const found = job.steps.find((s) => (typeof name === "string" ? s.name === name : name.test(s.name ?? "")));
-  if (!found) throw new Error(`no step ${name}`);
-  return found;
-};
 const indexOf = (job: Job, s: Step) => job.steps.indexOf(s);
 /** The first step that talks to the backend: the Pulumi action with a command, or a script calling `pulumi`. */
 const firstPulumiStep = (job: Job) =>
   job.steps.findIndex((s) => (s.uses?.startsWith("pulumi/actions") && s.with?.command) || /(^|\s|\()pulumi\s/m.test(s.run ?? ""));
 const pulumiCommandStep = (job: Job, command: string) => job.steps.findIndex((s) => s.uses?.startsWith("pulumi/actions") && s.with?.command === command);
 
-let bin: string;
 let work: string;
 beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "prb-workflows-"));
-  bin = path.join(work, "bin");
-  fs.mkdirSync(bin);
-  // `pulumi stack ls` prints $FAKE_STACKS; `pulumi cancel` exits with $FAKE_CANCEL_CODE. `gh pr view N`
-  // prints the state of pull request N from $FAKE_PR_STATES ("5=CLOSED 8=OPEN"). Every call is logged.
-  fs.writeFileSync(
-    path.join(bin, "pulumi"),
-    `#!/bin/bash\necho "pulumi $*" >> "$FAKE_LOG"\ncase "$1 $2" in\n  "stack ls") printf '%s\\n' "$FAKE_STACKS";;\n  "cancel --yes") [ "\${FAKE_CANCEL_CODE:-0}" = 0 ] && echo "The currently running update has been canceled!" || { echo "error: no update in progress" >&2; exit "$FAKE_CANCEL_CODE"; };;\nesac\n`,
-    { mode: 0o755 },
-  );
-  fs.writeFileSync(
-    path.join(bin, "gh"),
-    `#!/bin/bash\necho "gh $*" >> "$FAKE_LOG"\nfor kv in $FAKE_PR_STATES; do [ "\${kv%%=*}" = "$3" ] && { echo "\${kv#*=}"; exit 0; }; done\necho "no pull request $3" >&2; exit 1\n`,
-    { mode: 0o755 },
-  );
 });
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
-interface Ran {
-  code: number | null;
-  out: string;
-  log: string[];
-  outputs: string;
-}
+// Distinct values, so that a test can look for each of them where it must not be.
+const SECRETS = {
+  PULUMI_ACCESS_TOKEN: "",
+  PULUMI_BACKEND_URL: "postgres://pulumi:pw-inside-the-url@db.example.test/pulumi",
+  PULUMI_CONFIG_PASSPHRASE: "state-passphrase-7c1d",
+  REMOTE_BROWSER_API_KEY: "rb_live_apikey_5e2a",
+  REMOTE_BROWSER_IDEMPOTENCY_SECRET: "idem-secret-3f9a0c6e1b2d4a5f",
+  SHARE_LINKS_PASSPHRASE: "",
+};
+const REPOSITORY = { repository: "acme/webapp", repository_id: 111, token: "ghs_job_token_9f3b" };
+const STACK = "pr-7-r111";
+const LINKS = { chrome: "https://share.example.test/en/s?lnk_chrome_8d1f", edge: "https://share.example.test/en/s?lnk_edge_42ab" };
+const REVIEWERS = `2 sessions (chrome, edge); links: pulumi stack output shareUrls --show-secrets --stack ${STACK}`;
 
-/** Runs a step's script as GitHub does (bash -e, the step's and job's env, GITHUB_OUTPUT), in a fresh folder. */
-function runScript(script: string, env: Record<string, string>): Ran {
-  const dir = fs.mkdtempSync(path.join(work, "run-"));
-  const log = path.join(dir, "calls.log");
-  const outputs = path.join(dir, "outputs");
-  fs.writeFileSync(log, "");
-  fs.writeFileSync(outputs, "");
-  const r = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", script], {
-    cwd: dir,
-    encoding: "utf8",
-    env: { PATH: `${bin}${path.delimiter}${process.env.PATH}`, HOME: dir, FAKE_LOG: log, GITHUB_OUTPUT: outputs, ...env },
-  });
+interface PullRequestCase {
+  action?: string;
+  private?: boolean;
+  fork?: boolean;
+  secrets?: Record<string, string>;
+  vars?: Record<string, string>;
+}
+/** The contexts of a `pull_request` event for pull request #7 of acme/webapp. */
+function pullRequest(c: PullRequestCase = {}): Contexts {
   return {
-    code: r.status,
-    out: (r.stdout ?? "") + (r.stderr ?? ""),
-    log: fs.readFileSync(log, "utf8").split("\n").filter(Boolean),
-    outputs: fs.readFileSync(outputs, "utf8"),
+    github: {
+      ...REPOSITORY,
+      event_name: "pull_request",
+      event: {
+        action: c.action ?? "synchronize",
+        repository: { private: c.private ?? true, full_name: REPOSITORY.repository },
+        pull_request: {
+          number: 7,
+          html_url: "https://github.com/acme/webapp/pull/7",
+          head: { sha: "0123456789abcdef0123456789abcdef01234567", repo: { full_name: c.fork ? "mallory/webapp" : REPOSITORY.repository } },
+        },
+      },
+    },
+    secrets: { ...SECRETS, ...c.secrets },
+    vars: c.vars ?? {},
+  };
+}
+/** The contexts of the scheduled sweep; `pr` sets the destroy job's matrix. */
+function sweep(c: { pr?: string; inputs?: Record<string, string | boolean>; vars?: Record<string, string>; secrets?: Record<string, string>; prs?: string } = {}): Contexts {
+  return {
+    github: { ...REPOSITORY, event_name: c.inputs ? "workflow_dispatch" : "schedule", event: {} },
+    secrets: { ...SECRETS, ...c.secrets },
+    vars: c.vars ?? {},
+    inputs: c.inputs ?? {},
+    matrix: c.pr ? { pr: c.pr } : {},
+    needs: c.prs ? { find: { outputs: { prs: c.prs } } } : {},
   };
 }
 
-/** Every job that hands the stack's passphrase to a step, i.e. that reads or writes the stack's secrets. */
-const jobsWithSecrets: Array<[string, Job]> = [
-  ["pr-environment.yml deploy", deployFlow.jobs.deploy!],
-  ["pr-environment.yml cleanup", deployFlow.jobs.cleanup!],
-  ["pr-environment-sweep.yml destroy", sweepFlow.jobs.destroy!],
+let runs = 0;
+function jobRun(flow: Workflow, jobId: string, ctx: Contexts, setup: WorldSetup = {}): JobRun {
+  const dir = path.join(work, `run-${++runs}`);
+  const run = new JobRun(flow, jobId, ctx, new World(path.join(dir, "world"), setup), dir);
+  // What actions/checkout leaves: the folders the steps work in.
+  fs.mkdirSync(path.join(run.workspace, "examples", "pr-environment"), { recursive: true });
+  return run;
+}
+const listed = (...names: string[]) => names.map((name) => ({ name: `acme/pr-environment/${name}` }));
+
+/** Every job, by label, for tests of a step all of them share. */
+const allJobs: Array<[string, Workflow, string]> = [
+  ["pr-environment.yml deploy", deployFlow, "deploy"],
+  ["pr-environment.yml cleanup", deployFlow, "cleanup"],
+  ["pr-environment-sweep.yml find", sweepFlow, "find"],
+  ["pr-environment-sweep.yml destroy", sweepFlow, "destroy"],
 ];
+const contextsFor = (flow: Workflow, extra: { secrets?: Record<string, string> } = {}) =>
+  flow === deployFlow ? pullRequest({ secrets: extra.secrets }) : sweep({ pr: "7", secrets: extra.secrets });
+/** Every job that hands the stack's passphrase to a step, i.e. that reads or writes the stack's secrets. */
+const jobsWithSecrets = allJobs.filter(([label]) => !label.endsWith("find"));
 
 describe("the workflows refuse a self-managed backend without a passphrase", () => {
   it("every job that handles the stack's secrets checks the backend settings before it talks to the backend", () => {
-    for (const [label, job] of [...jobsWithSecrets, ["pr-environment-sweep.yml find", sweepFlow.jobs.find!] as [string, Job]]) {
-      const check = step(job, "Check the state backend settings");
+    for (const [label, flow, jobId] of allJobs) {
+      const job = flow.jobs[jobId]!;
+      const check = findStep(job, "Check the state backend settings");
       expect(indexOf(job, check), label).toBeLessThan(firstPulumiStep(job));
       expect(check.env).toEqual({
         PULUMI_ACCESS_TOKEN: "${{ secrets.PULUMI_ACCESS_TOKEN }}",
@@ -113,36 +118,94 @@ describe("the workflows refuse a self-managed backend without a passphrase", () 
       });
     }
     // Not vacuous: the jobs really pass the passphrase on.
-    for (const [label, job] of jobsWithSecrets) {
-      expect(job.steps.some((s) => s.env?.PULUMI_CONFIG_PASSPHRASE), label).toBe(true);
+    for (const [label, flow, jobId] of jobsWithSecrets) {
+      expect(flow.jobs[jobId]!.steps.some((s) => s.env?.PULUMI_CONFIG_PASSPHRASE), label).toBe(true);
     }
   });
 
-  it.each(jobsWithSecrets)("%s: fails with a message naming the secret when the passphrase is missing or empty", (_label, job) => {
-    const script = step(job, "Check the state backend settings").run!;
+  it.each(allJobs)("%s: fails with a message naming the secret when the passphrase is missing or empty", (_label, flow, jobId) => {
+    const check = (secrets: Record<string, string>) => jobRun(flow, jobId, contextsFor(flow, { secrets })).step("Check the state backend settings");
     const password = "pw-inside-the-url";
     for (const url of [`postgres://pulumi:${password}@db.example.test/pulumi`, "s3://bucket/state", "gs://bucket", "azblob://c", "file:///srv/state"]) {
-      for (const passphrase of [undefined, ""]) {
-        const env: Record<string, string> = { PULUMI_BACKEND_URL: url, PULUMI_ACCESS_TOKEN: "" };
-        if (passphrase !== undefined) env.PULUMI_CONFIG_PASSPHRASE = passphrase;
-        const r = runScript(script, env);
-        expect(r.code, `${url} with passphrase ${JSON.stringify(passphrase)}`).not.toBe(0);
-        expect(r.out).toMatch(/::error::PULUMI_BACKEND_URL is a self-managed backend, but the repository secret PULUMI_CONFIG_PASSPHRASE is not set or empty/);
-        expect(r.out).not.toContain(password);
-      }
-      expect(runScript(script, { PULUMI_BACKEND_URL: url, PULUMI_CONFIG_PASSPHRASE: "set" }).code).toBe(0);
+      // An unset repository secret reads as ''.
+      const r = check({ PULUMI_BACKEND_URL: url, PULUMI_ACCESS_TOKEN: "", PULUMI_CONFIG_PASSPHRASE: "" });
+      expect(r.code, url).not.toBe(0);
+      expect(r.out).toMatch(/::error::PULUMI_BACKEND_URL is a self-managed backend, but the repository secret PULUMI_CONFIG_PASSPHRASE is not set or empty/);
+      expect(r.out).not.toContain(password);
+      expect(check({ PULUMI_BACKEND_URL: url, PULUMI_CONFIG_PASSPHRASE: "set" }).code).toBe(0);
     }
     // Pulumi Cloud needs no passphrase; no backend at all is an error of its own.
-    expect(runScript(script, { PULUMI_ACCESS_TOKEN: "pul-token", PULUMI_BACKEND_URL: "" }).code).toBe(0);
-    expect(runScript(script, { PULUMI_BACKEND_URL: "https://api.pulumi.com", PULUMI_ACCESS_TOKEN: "pul-token" }).code).toBe(0);
-    const none = runScript(script, { PULUMI_BACKEND_URL: "", PULUMI_ACCESS_TOKEN: "" });
+    expect(check({ PULUMI_ACCESS_TOKEN: "pul-token", PULUMI_BACKEND_URL: "", PULUMI_CONFIG_PASSPHRASE: "" }).code).toBe(0);
+    expect(check({ PULUMI_BACKEND_URL: "https://api.pulumi.com", PULUMI_ACCESS_TOKEN: "pul-token", PULUMI_CONFIG_PASSPHRASE: "" }).code).toBe(0);
+    const none = check({ PULUMI_BACKEND_URL: "", PULUMI_ACCESS_TOKEN: "" });
     expect(none.code).not.toBe(0);
     expect(none.out).toMatch(/::error::No state backend/);
   });
 });
 
+describe("the idempotency secret: the review sessions' keys cannot be computed from their public inputs", () => {
+  const secretEnv = { [ENV_IDEMPOTENCY_SECRET]: "${{ secrets.REMOTE_BROWSER_IDEMPOTENCY_SECRET }}" };
+
+  it("every job checks it in its first step, and every step that runs the provider gets it, in the variable the provider reads", () => {
+    for (const [label, flow, jobId] of allJobs) {
+      const first = flow.jobs[jobId]!.steps[0]!;
+      expect(first.name, label).toBe("Check the idempotency secret");
+      expect(first.env, label).toEqual(secretEnv);
+    }
+    const providerSteps = [deployFlow, sweepFlow].flatMap((flow) =>
+      Object.values(flow.jobs).flatMap((job) => job.steps.filter((s) => s.uses?.startsWith("pulumi/actions") && s.with?.command)),
+    );
+    expect(providerSteps.map((s) => s.with!.command)).toEqual(["up", "destroy", "destroy"]);
+    for (const s of providerSteps) expect(s.env, s.name).toMatchObject(secretEnv);
+  });
+
+  it.each(allJobs)("%s: refuses to run without a secret the provider would use, without printing it", (_label, flow, jobId) => {
+    const check = (value: string) => jobRun(flow, jobId, contextsFor(flow, { secrets: { REMOTE_BROWSER_IDEMPOTENCY_SECRET: value } })).step("Check the idempotency secret");
+    const short = "x".repeat(MIN_IDEMPOTENCY_SECRET_LENGTH - 1);
+    const rejected = ["", " ", " ".repeat(MIN_IDEMPOTENCY_SECRET_LENGTH), `  ${short}\n`, short, `\t${short}\t`];
+    const accepted = ["k".repeat(MIN_IDEMPOTENCY_SECRET_LENGTH), ` ${"k".repeat(MIN_IDEMPOTENCY_SECRET_LENGTH)} `, "f3".repeat(32), "a b c d e f g h i"];
+    for (const value of rejected) {
+      const r = check(value);
+      expect(r.code, JSON.stringify(value)).not.toBe(0);
+      expect(r.out).toContain(
+        "::error::The repository secret REMOTE_BROWSER_IDEMPOTENCY_SECRET is not set or shorter than 16 characters: without it anyone with the service's API key can compute the review sessions' idempotency keys and read their share links. Create it once with `openssl rand -hex 32` and keep it",
+      );
+      if (value.trim()) expect(r.out).not.toContain(value.trim());
+    }
+    for (const value of accepted) {
+      const r = check(value);
+      expect(r.code, `${JSON.stringify(value)}: ${r.out}`).toBe(0);
+      expect(r.out).not.toContain(value.trim());
+    }
+    // The check and the provider agree: what passes is a key the provider uses, what fails one it would
+    // refuse or ignore (blank).
+    for (const value of [...rejected, ...accepted]) {
+      let used: boolean;
+      try {
+        used = loadConfig(() => undefined, { [ENV_IDEMPOTENCY_SECRET]: value }).idempotencySecret !== undefined;
+      } catch {
+        used = false;
+      }
+      expect(used, JSON.stringify(value)).toBe(accepted.includes(value));
+    }
+  });
+
+  it.each(allJobs)("%s: without it the job stops at its first step, before anything talks to the backend", (_label, flow, jobId) => {
+    const ctx = flow === deployFlow ? pullRequest({ action: jobId === "cleanup" ? "closed" : "opened", secrets: { REMOTE_BROWSER_IDEMPOTENCY_SECRET: "" } }) : sweep({ pr: "7", prs: '["7"]', secrets: { REMOTE_BROWSER_IDEMPOTENCY_SECRET: "" } });
+    const run = jobRun(flow, jobId, ctx, { stacks: listed(STACK), prStates: { "7": "CLOSED" } });
+    const actions: string[] = [];
+    const results = run.all((step) => {
+      actions.push(step.name ?? step.uses ?? "");
+    });
+    expect(results[0]!.code).not.toBe(0);
+    expect(results.slice(1).filter((r) => r.ran).map((r) => r.step.name)).toEqual(jobId === "deploy" ? ["Remove the plain links from the runner"] : []);
+    expect(actions).toEqual([]);
+    expect(run.world.calls()).toEqual([]);
+  });
+});
+
 describe("secrets reach the steps through their environment only", () => {
-  it("no action input and no script text holds a secret: an action may put its inputs on a command line", () => {
+  it("no action input and no script text holds an expression: an action may put its inputs on a command line, and a script's text is code", () => {
     let steps = 0;
     for (const flow of [deployFlow, sweepFlow]) {
       for (const job of Object.values(flow.jobs)) {
@@ -150,22 +213,115 @@ describe("secrets reach the steps through their environment only", () => {
           steps++;
           // e.g. pulumi/actions' cloud-url runs `pulumi login <url>`, and a backend URL may hold a password.
           expect(JSON.stringify(s.with ?? {}), s.name ?? s.uses).not.toMatch(/secrets\./);
-          expect(s.run ?? "", s.name).not.toMatch(/\$\{\{\s*secrets\./);
+          // A value expanded into a script is run as code: a branch name or title would be script injection.
+          expect(s.run ?? "", s.name).not.toMatch(/\$\{\{/);
         }
       }
     }
     expect(steps).toBeGreaterThan(20);
     // The backend is still given to the Pulumi steps, through PULUMI_BACKEND_URL.
-    for (const [label, job] of jobsWithSecrets) {
-      for (const s of job.steps.filter((x) => x.uses?.startsWith("pulumi/actions") && x.with?.command)) {
+    for (const [label, flow, jobId] of jobsWithSecrets) {
+      for (const s of flow.jobs[jobId]!.steps.filter((x) => x.uses?.startsWith("pulumi/actions") && x.with?.command)) {
         expect(s.env?.PULUMI_BACKEND_URL, label).toBe("${{ secrets.PULUMI_BACKEND_URL }}");
       }
     }
   });
+
+  it.each(jobsWithSecrets)("%s: the package install and build, which run the pull request's code, get no secret", (_label, flow, jobId) => {
+    const run = jobRun(flow, jobId, contextsFor(flow, { secrets: { SHARE_LINKS_PASSPHRASE: "links-passphrase-0b7e" } }));
+    const build = findStep(flow.jobs[jobId]!, /^Build the package/);
+    const env = run.stepEnv(build);
+    const secretValues = [...Object.values(SECRETS), "links-passphrase-0b7e", REPOSITORY.token].filter(Boolean);
+    for (const value of secretValues) expect(Object.values(env).join("\n")).not.toContain(value);
+    // Not vacuous: the step after `up`/`destroy` that reads the stack does get the passphrase.
+    expect(Object.values(run.stepEnv(findStep(flow.jobs[jobId]!, /^Check that the stack is gone|^Read and mask/))).join("\n")).toContain(SECRETS.PULUMI_CONFIG_PASSPHRASE);
+  });
 });
 
-describe("the deploy job's timeout leaves room for the capacity wait it allows", () => {
+describe("every script runs with pipefail, as the team's scripts assume", () => {
+  it("a step without `shell:` would get `bash -e` only: both workflows set bash for every run step", () => {
+    for (const flow of [deployFlow, sweepFlow]) {
+      for (const [jobId, job] of Object.entries(flow.jobs)) {
+        for (const s of job.steps.filter((x) => x.run !== undefined)) {
+          expect(s.shell ?? job.defaults?.run?.shell ?? flow.defaults?.run?.shell, `${flow.file} ${jobId} ${s.name}`).toBe("bash");
+        }
+      }
+    }
+  });
+
+  it.each(jobsWithSecrets)("%s: a failed `npm pack` stops the build instead of installing an empty tarball path", (_label, flow, jobId) => {
+    const run = jobRun(flow, jobId, contextsFor(flow), { npmPackError: "npm error code E403" });
+    const r = run.step(/^Build the package/);
+    expect(r.code, r.out).not.toBe(0);
+    expect(run.world.commandLines("npm").some((l) => l.startsWith("npm install"))).toBe(false);
+  });
+});
+
+describe("the package is built, packed and installed into the example as a user's project installs it", () => {
+  it.each(jobsWithSecrets)("%s", (_label, flow, jobId) => {
+    const run = jobRun(flow, jobId, contextsFor(flow));
+    const r = run.step(/^Build the package/);
+    expect(r.code, r.out).toBe(0);
+    const calls = run.world.calls().filter((c) => c.cmd === "npm" || c.cmd === "node");
+    expect(calls.map((c) => [c.cmd, ...c.argv].join(" "))).toEqual([
+      "npm ci --ignore-scripts --no-audit --no-fund",
+      "npm run build",
+      `npm pack --silent --pack-destination ${run.temp}`,
+      'node -p require("@pulumi/pulumi/package.json").version',
+      `npm install --no-save --ignore-scripts --no-audit --no-fund ${run.temp}/pulumi-remote-browser-0.0.0-test.tgz @pulumi/pulumi@3.248.0`,
+    ]);
+    expect(calls.at(-1)!.cwd).toBe(path.join(run.workspace, "examples/pr-environment"));
+    expect(calls[0]!.cwd).toBe(run.workspace);
+  });
+});
+
+describe("the deploy job's settings: preview address and the stack's config map", () => {
   const deploy = deployFlow.jobs.deploy!;
+
+  it("the preview address comes from the template, or the default one", () => {
+    const byDefault = jobRun(deployFlow, "deploy", pullRequest()).step("Preview address");
+    expect(byDefault.code, byDefault.out).toBe(0);
+    expect(byDefault.outputs).toEqual({ url: "https://pr-7.preview.example.com/" });
+    const templated = jobRun(deployFlow, "deploy", pullRequest({ vars: { PREVIEW_URL_TEMPLATE: "https://preview.acme.test/{number}/?pr={number}" } })).step("Preview address");
+    expect(templated.outputs).toEqual({ url: "https://preview.acme.test/7/?pr=7" });
+  });
+
+  it("maps every setting to its config key, the optional ones only when set", () => {
+    const vars = { PREVIEW_URL_TEMPLATE: "https://pr-{number}.acme.test/", REVIEW_BROWSERS: "chrome,edge", WAIT_FOR_CAPACITY_SECONDS: "900" };
+    const run = jobRun(deployFlow, "deploy", pullRequest({ vars }));
+    expect(run.step("Preview address").code).toBe(0);
+    const r = run.step("Stack settings");
+    expect(r.code, r.out).toBe(0);
+    expect(Object.keys(r.outputs)).toEqual(["config-map"]);
+    expect(JSON.parse(r.outputs["config-map"]!)).toEqual({
+      prNumber: { value: "7", secret: false },
+      previewUrl: { value: "https://pr-7.acme.test/", secret: false },
+      pullRequestUrl: { value: "https://github.com/acme/webapp/pull/7", secret: false },
+      browsers: { value: "chrome,edge", secret: false },
+      waitForCapacitySeconds: { value: "900", secret: false },
+    });
+
+    const bare = jobRun(deployFlow, "deploy", pullRequest());
+    bare.step("Preview address");
+    expect(JSON.parse(bare.step("Stack settings").outputs["config-map"]!)).toEqual({
+      prNumber: { value: "7", secret: false },
+      previewUrl: { value: "https://pr-7.preview.example.com/", secret: false },
+      pullRequestUrl: { value: "https://github.com/acme/webapp/pull/7", secret: false },
+    });
+    // A wait of 0 is a setting too, not an unset one.
+    const zero = jobRun(deployFlow, "deploy", pullRequest({ vars: { WAIT_FOR_CAPACITY_SECONDS: "0" } }));
+    zero.step("Preview address");
+    expect(JSON.parse(zero.step("Stack settings").outputs["config-map"]!).waitForCapacitySeconds).toEqual({ value: "0", secret: false });
+  });
+
+  it("quotes what it is given: a browser list with YAML or shell syntax stays one string", () => {
+    const run = jobRun(deployFlow, "deploy", pullRequest({ vars: { REVIEW_BROWSERS: `chrome", "x": {"value": "$(touch pwned)` } }));
+    run.step("Preview address");
+    const r = run.step("Stack settings");
+    expect(r.code, r.out).toBe(0);
+    expect(JSON.parse(r.outputs["config-map"]!).browsers).toEqual({ value: `chrome", "x": {"value": "$(touch pwned)`, secret: false });
+    expect(fs.readdirSync(run.workspace)).not.toContain("pwned");
+  });
 
   it("is longer than the longest capacity wait plus preparation, build and engine", () => {
     // WAIT_FOR_CAPACITY_SECONDS goes up to 3600 s; the rest of the job needs a good 10 minutes more.
@@ -173,19 +329,294 @@ describe("the deploy job's timeout leaves room for the capacity wait it allows",
   });
 
   it("refuses a capacity wait the timeout does not cover, or that is not a number, before anything starts", () => {
-    const settings = step(deploy, "Stack settings");
-    const env = { PR_NUMBER: "7", PREVIEW_URL: "https://example.com/", PR_URL: "https://github.com/o/r/pull/7", BROWSERS: "" };
     for (const wait of ["3601", "86400", "-1", "abc", "1e3", "$(touch pwned)", "10 "]) {
-      const r = runScript(settings.run!, { ...env, WAIT: wait });
+      const run = jobRun(deployFlow, "deploy", pullRequest({ vars: { WAIT_FOR_CAPACITY_SECONDS: wait } }));
+      run.step("Preview address");
+      const r = run.step("Stack settings");
       expect(r.code, wait).not.toBe(0);
       expect(r.out).toContain("::error::vars.WAIT_FOR_CAPACITY_SECONDS must be a whole number of seconds from 0 to 3600");
-      expect(r.outputs).toBe("");
+      expect(r.outputs).toEqual({});
     }
     for (const wait of ["", "0", "900", "3600"]) {
-      const r = runScript(settings.run!, { ...env, WAIT: wait });
+      const run = jobRun(deployFlow, "deploy", pullRequest({ vars: { WAIT_FOR_CAPACITY_SECONDS: wait } }));
+      run.step("Preview address");
+      const r = run.step("Stack settings");
       expect(r.code, `${wait}: ${r.out}`).toBe(0);
-      expect(r.outputs).toMatch(/^config-map=\{/);
+      expect(JSON.parse(r.outputs["config-map"]!).waitForCapacitySeconds?.value).toBe(wait === "" ? undefined : wait);
     }
+  });
+});
+
+describe("the share links reach reviewers without showing in the log", () => {
+  const deployed: WorldSetup = { stacks: listed(STACK), outputs: { shareUrls: LINKS, reviewers: REVIEWERS }, secretOutputs: ["shareUrls"] };
+
+  it("masks every link and its link id before anything else reads them, and keeps them in a file only the job's user reads", () => {
+    const run = jobRun(deployFlow, "deploy", pullRequest(), deployed);
+    const r = run.step("Read and mask the share links");
+    expect(r.code, r.out).toBe(0);
+    expect(r.masks).toEqual([LINKS.chrome, "lnk_chrome_8d1f", LINKS.edge, "lnk_edge_42ab"]);
+    const shown = r.out.split("\n").filter((l) => !l.startsWith("::add-mask::"));
+    for (const secret of ["lnk_chrome_8d1f", "lnk_edge_42ab"]) expect(shown.join("\n")).not.toContain(secret);
+    const file = path.join(run.temp, "share-links.json");
+    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual(LINKS);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(path.join(run.temp, "reviewers.txt"), "utf8")).toBe(`${REVIEWERS}\n`);
+    expect(run.world.commandLines("pulumi")).toEqual([
+      `pulumi stack output shareUrls --show-secrets --json --stack ${STACK} --non-interactive`,
+      `pulumi stack output reviewers --stack ${STACK} --non-interactive`,
+    ]);
+    expect(run.world.calls("pulumi").every((c) => c.cwd === path.join(run.workspace, "examples/pr-environment"))).toBe(true);
+  });
+
+  it("private repository: one comment with the links, edited on the next push instead of a second one", () => {
+    const someoneElse = { id: 5, user: { login: "octocat" }, body: "<!-- pr-environment --> copied by hand" };
+    const run = jobRun(deployFlow, "deploy", pullRequest({ private: true }), { ...deployed, comments: [someoneElse] });
+    expect(run.step("Read and mask the share links").code).toBe(0);
+    const first = run.step("Comment for reviewers");
+    expect(first.code, first.out).toBe(0);
+    const [, posted] = run.world.comments();
+    expect(posted!.user.login).toBe("github-actions[bot]");
+    expect(posted!.body.split("\n")[0]).toBe("<!-- pr-environment -->");
+    expect(posted!.body).toContain(`### Review environment \`${STACK}\``);
+    expect(posted!.body).toContain(REVIEWERS);
+    expect(posted!.body).toContain(`- **chrome**: ${LINKS.chrome}`);
+    expect(posted!.body).toContain(`- **edge**: ${LINKS.edge}`);
+    expect(posted!.body).toContain("Updated for 0123456.");
+    // The API's answer echoes the body: it is not printed.
+    expect(first.out).not.toContain("lnk_");
+
+    const second = run.step("Comment for reviewers");
+    expect(second.code, second.out).toBe(0);
+    expect(run.world.comments().map((c) => c.id)).toEqual([5, posted!.id]);
+    expect(run.world.comments()[0]).toEqual(someoneElse);
+    const requests = run.world.calls("gh").map((c) => `${c.argv.includes("--method") ? c.argv[c.argv.indexOf("--method") + 1] : "GET"} ${c.argv.find((a) => a.startsWith("repos/"))}`);
+    expect(requests).toEqual([
+      "GET repos/acme/webapp/issues/7/comments",
+      "POST repos/acme/webapp/issues/7/comments",
+      "GET repos/acme/webapp/issues/7/comments",
+      `PATCH repos/acme/webapp/issues/comments/${posted!.id}`,
+    ]);
+  });
+
+  it.each([
+    ["without a links passphrase", "", false],
+    ["with a links passphrase", "links-passphrase-0b7e", true],
+  ])("public repository %s: the comment holds no link, and tells where to read them", (_label, passphrase, artifact) => {
+    const run = jobRun(deployFlow, "deploy", pullRequest({ private: false, secrets: { SHARE_LINKS_PASSPHRASE: passphrase } }), deployed);
+    expect(run.step("Read and mask the share links").code).toBe(0);
+    const r = run.step("Comment for reviewers");
+    expect(r.code, r.out).toBe(0);
+    const [comment] = run.world.comments();
+    expect(comment!.body).not.toContain("share.example.test");
+    expect(comment!.body).not.toContain("lnk_");
+    expect(comment!.body).toContain("This repository is public, so the share links are not posted here");
+    expect(comment!.body.includes(`share-links-${STACK}`)).toBe(artifact);
+    expect(comment!.body).not.toContain(passphrase || "no passphrase to leak");
+  });
+
+  it("public repository with a links passphrase: encrypts the links without the passphrase on a command line", () => {
+    const passphrase = "links-passphrase-0b7e";
+    const run = jobRun(deployFlow, "deploy", pullRequest({ private: false, secrets: { SHARE_LINKS_PASSPHRASE: passphrase } }), deployed);
+    expect(run.step("Read and mask the share links").code).toBe(0);
+    const r = run.step("Encrypt the share links (public repository)");
+    expect(r.code, r.out).toBe(0);
+    expect(r.outputs).toEqual({ done: "true" });
+    const encrypted = path.join(run.temp, "encrypted", "share-links.json.enc");
+    expect(fs.readFileSync(encrypted, "utf8")).not.toContain("lnk_");
+    // The way the comment tells reviewers to decrypt it.
+    const d = spawnSync("openssl", ["enc", "-d", "-aes-256-cbc", "-pbkdf2", "-iter", "200000", "-pass", "env:P", "-in", encrypted], {
+      env: { ...process.env, P: passphrase },
+      encoding: "utf8",
+    });
+    expect(d.status, d.stderr).toBe(0);
+    expect(JSON.parse(d.stdout)).toEqual(LINKS);
+    const openssl = run.world.calls("openssl");
+    expect(openssl).toHaveLength(1);
+    expect(openssl[0]!.argv.join(" ")).not.toContain(passphrase);
+    expect(openssl[0]!.argv).toContain("env:SHARE_LINKS_PASSPHRASE");
+  });
+
+  it("public repository without a links passphrase: no artifact", () => {
+    const run = jobRun(deployFlow, "deploy", pullRequest({ private: false }), deployed);
+    const r = run.step("Encrypt the share links (public repository)");
+    expect(r.code, r.out).toBe(0);
+    expect(r.outputs).toEqual({});
+    expect(fs.existsSync(path.join(run.temp, "encrypted"))).toBe(false);
+    expect(run.world.calls("openssl")).toEqual([]);
+  });
+
+  it("the plain links and the comment's text are removed from the runner at the end, even after a failure", () => {
+    const run = jobRun(deployFlow, "deploy", pullRequest(), deployed);
+    expect(run.step("Read and mask the share links").code).toBe(0);
+    expect(run.step("Comment for reviewers").code).toBe(0);
+    expect(fs.existsSync(path.join(run.temp, "share-links.json"))).toBe(true);
+    const remove = findStep(deployFlow.jobs.deploy!, "Remove the plain links from the runner");
+    expect(remove.if).toBe("always()");
+    expect(run.step(remove).code).toBe(0);
+    expect(fs.existsSync(path.join(run.temp, "share-links.json"))).toBe(false);
+    expect(fs.existsSync(path.join(run.temp, "comment.md"))).toBe(false);
+  });
+});
+
+describe("closing a pull request destroys its stack and checks that it is gone", () => {
+  it("asks the backend whether the stack exists; a backend error is not a missing stack", () => {
+    const exists = jobRun(deployFlow, "cleanup", pullRequest({ action: "closed" }), { stacks: listed("pr-6-r111", STACK) }).step("Does the stack exist?");
+    expect(exists.code, exists.out).toBe(0);
+    expect(exists.outputs).toEqual({ exists: "true" });
+    const missing = jobRun(deployFlow, "cleanup", pullRequest({ action: "closed" }), { stacks: listed("pr-6-r111", "pr-7-r1112") }).step("Does the stack exist?");
+    expect(missing.code, missing.out).toBe(0);
+    expect(missing.outputs).toEqual({ exists: "false" });
+    expect(missing.out).toContain(`Stack ${STACK} does not exist: nothing to destroy.`);
+    const broken = jobRun(deployFlow, "cleanup", pullRequest({ action: "closed" }), { stackLsError: "error: could not reach the backend" }).step("Does the stack exist?");
+    expect(broken.code).not.toBe(0);
+    expect(broken.outputs).toEqual({});
+  });
+
+  const goneChecks: Array<[string, Workflow, string, Contexts]> = [
+    ["cleanup", deployFlow, "cleanup", pullRequest({ action: "closed" })],
+    ["sweep destroy", sweepFlow, "destroy", sweep({ pr: "7" })],
+  ];
+
+  it.each(goneChecks)("%s: a stack the action left behind is removed when empty, and the job fails when it stays", (_label, flow, jobId, ctx) => {
+    const gone = jobRun(flow, jobId, ctx, { stacks: listed("pr-8-r111") });
+    const r = gone.step("Check that the stack is gone");
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain(`Stack ${STACK} is gone.`);
+    expect(gone.world.commandLines("pulumi").some((l) => l.startsWith("pulumi stack rm"))).toBe(false);
+
+    const leftOver = jobRun(flow, jobId, ctx, { stacks: listed(STACK, "pr-8-r111") });
+    const removed = leftOver.step("Check that the stack is gone");
+    expect(removed.code, removed.out).toBe(0);
+    expect(leftOver.world.commandLines("pulumi")).toContain(`pulumi stack rm ${STACK} --yes --non-interactive`);
+    expect(leftOver.world.stacks()).toEqual(listed("pr-8-r111"));
+
+    const refused = jobRun(flow, jobId, ctx, { stacks: listed(STACK), stackRmRefused: true });
+    const stays = refused.step("Check that the stack is gone");
+    expect(stays.code).not.toBe(0);
+    expect(stays.out).not.toContain("is gone");
+  });
+
+  it.each(goneChecks)("%s: a backend that cannot be asked fails the check instead of passing for a gone stack", (_label, flow, jobId, ctx) => {
+    const run = jobRun(flow, jobId, ctx, { stacks: listed(STACK), stackLsError: "error: could not reach the backend" });
+    const r = run.step("Check that the stack is gone");
+    expect(r.code, r.out).not.toBe(0);
+    expect(r.out).not.toContain("is gone");
+  });
+
+  it("edits the deploy's comment to say the environment is gone, and adds none when there was none", () => {
+    const ours = { id: 12, user: { login: "github-actions[bot]" }, body: `<!-- pr-environment -->\n- **chrome**: ${LINKS.chrome}` };
+    const theirs = { id: 13, user: { login: "octocat" }, body: "<!-- pr-environment --> quoted" };
+    const run = jobRun(deployFlow, "cleanup", pullRequest({ action: "closed" }), { comments: [ours, theirs] });
+    const r = run.step("Update the comment for reviewers");
+    expect(r.code, r.out).toBe(0);
+    const [edited, untouched] = run.world.comments();
+    expect(edited!.body).toBe(
+      `<!-- pr-environment -->\n### Review environment \`${STACK}\`\n\nThe pull request is closed: its browser sessions have ended and the stack is removed.\n`,
+    );
+    expect(untouched).toEqual(theirs);
+
+    const none = jobRun(deployFlow, "cleanup", pullRequest({ action: "closed" }), { comments: [theirs] });
+    expect(none.step("Update the comment for reviewers").code).toBe(0);
+    expect(none.world.comments()).toEqual([theirs]);
+    expect(none.world.calls("gh")).toHaveLength(1);
+  });
+});
+
+describe("whole jobs, steps chosen by their own `if:`", () => {
+  const noSecretInArguments = (world: World) => {
+    const values = [...Object.values(SECRETS), REPOSITORY.token, "links-passphrase-0b7e"].filter(Boolean);
+    for (const c of world.calls()) for (const v of values) expect([c.cmd, ...c.argv].join(" "), c.cmd).not.toContain(v);
+    expect(world.calls().length).toBeGreaterThan(3);
+  };
+
+  it("which job runs: deploy on a push, cleanup on close, neither for a fork's pull request", () => {
+    const runs = (action: string, fork = false) =>
+      ["deploy", "cleanup"].filter((jobId) => jobRun(deployFlow, jobId, pullRequest({ action, fork })).jobRuns());
+    expect(runs("opened")).toEqual(["deploy"]);
+    expect(runs("synchronize")).toEqual(["deploy"]);
+    expect(runs("closed")).toEqual(["cleanup"]);
+    expect(runs("synchronize", true)).toEqual([]);
+    expect(runs("closed", true)).toEqual([]);
+  });
+
+  it("deploy, private repository: up with the settings' config map, a comment with the links, nothing left on the runner", () => {
+    const run = jobRun(deployFlow, "deploy", pullRequest({ action: "opened", vars: { WAIT_FOR_CAPACITY_SECONDS: "120" } }));
+    let up: Record<string, string> | undefined;
+    let upEnv: Record<string, string> = {};
+    const results = run.all((step, inputs, env) => {
+      if (inputs.command !== "up") return;
+      up = inputs;
+      upEnv = env;
+      run.world.update({ stacks: listed(STACK), outputs: { shareUrls: LINKS, reviewers: REVIEWERS }, secretOutputs: ["shareUrls"] });
+    });
+    const failed = results.filter((r) => r.code !== 0);
+    expect(failed.map((r) => `${r.step.name}: ${r.out}`)).toEqual([]);
+    expect(results.filter((r) => !r.ran).map((r) => r.step.name)).toEqual(["Encrypt the share links (public repository)", "Upload the encrypted share links"]);
+    expect(up).toMatchObject({ "stack-name": STACK, "work-dir": "examples/pr-environment", upsert: "true", refresh: "true", "suppress-outputs": "true" });
+    expect(JSON.parse(up!["config-map"]!)).toEqual({
+      prNumber: { value: "7", secret: false },
+      previewUrl: { value: "https://pr-7.preview.example.com/", secret: false },
+      pullRequestUrl: { value: "https://github.com/acme/webapp/pull/7", secret: false },
+      waitForCapacitySeconds: { value: "120", secret: false },
+    });
+    expect(upEnv.REMOTE_BROWSER_API_KEY).toBe(SECRETS.REMOTE_BROWSER_API_KEY);
+    expect(upEnv[ENV_IDEMPOTENCY_SECRET]).toBe(SECRETS.REMOTE_BROWSER_IDEMPOTENCY_SECRET);
+    expect(run.world.comments()).toHaveLength(1);
+    expect(run.world.comments()[0]!.body).toContain(LINKS.edge);
+    expect(fs.readdirSync(run.temp).filter((f) => /share-links|comment/.test(f))).toEqual([]);
+    noSecretInArguments(run.world);
+  });
+
+  it("deploy, public repository with a links passphrase: the links go only into the encrypted artifact", () => {
+    const run = jobRun(deployFlow, "deploy", pullRequest({ private: false, secrets: { SHARE_LINKS_PASSPHRASE: "links-passphrase-0b7e" } }), {
+      stacks: listed(STACK),
+    });
+    let uploaded: Record<string, string> | undefined;
+    const results = run.all((step, inputs) => {
+      if (inputs.command === "up") run.world.update({ outputs: { shareUrls: LINKS, reviewers: REVIEWERS }, secretOutputs: ["shareUrls"] });
+      if (step.uses?.startsWith("actions/upload-artifact")) uploaded = inputs;
+    });
+    expect(results.filter((r) => r.code !== 0).map((r) => `${r.step.name}: ${r.out}`)).toEqual([]);
+    expect(results.every((r) => r.ran)).toBe(true);
+    expect(uploaded).toEqual({ name: `share-links-${STACK}`, path: `${run.temp}/encrypted/share-links.json.enc`, "retention-days": "7" });
+    expect(run.world.comments()[0]!.body).not.toContain("lnk_");
+    // The existing stack's lock was released before the up.
+    expect(run.world.commandLines("pulumi")[0]).toBe(`pulumi stack ls --json --non-interactive`);
+    expect(run.world.commandLines("pulumi")[1]).toBe(`pulumi cancel --yes --stack ${STACK} --non-interactive`);
+    noSecretInArguments(run.world);
+  });
+
+  it("cleanup of a pull request that never deployed: nothing to destroy, and the job succeeds", () => {
+    const run = jobRun(deployFlow, "cleanup", pullRequest({ action: "closed" }), { stacks: listed("pr-8-r111") });
+    const actions: string[] = [];
+    const results = run.all((step, inputs) => {
+      if (inputs.command) actions.push(inputs.command);
+    });
+    expect(results.filter((r) => r.code !== 0).map((r) => `${r.step.name}: ${r.out}`)).toEqual([]);
+    expect(actions).toEqual([]);
+    expect(results.filter((r) => !r.ran).map((r) => r.step.name)).toEqual([
+      "Recover a lock left by a killed run",
+      "pulumi destroy and stack rm (stack pr-${{ github.event.pull_request.number }})",
+    ]);
+    expect(run.world.stacks()).toEqual(listed("pr-8-r111"));
+  });
+
+  it("cleanup of a deployed pull request: destroy and remove, then the comment says so", () => {
+    const comment = { id: 12, user: { login: "github-actions[bot]" }, body: `<!-- pr-environment -->\n- **chrome**: ${LINKS.chrome}` };
+    const run = jobRun(deployFlow, "cleanup", pullRequest({ action: "closed" }), { stacks: listed(STACK, "pr-8-r111"), comments: [comment] });
+    let destroyEnv: Record<string, string> = {};
+    const results = run.all((step, inputs, env) => {
+      if (inputs.command !== "destroy") return;
+      expect(inputs).toMatchObject({ "stack-name": STACK, remove: "true" });
+      destroyEnv = env;
+      run.world.update({ stacks: listed("pr-8-r111") });
+    });
+    expect(results.filter((r) => r.code !== 0).map((r) => `${r.step.name}: ${r.out}`)).toEqual([]);
+    expect(results.every((r) => r.ran)).toBe(true);
+    expect(destroyEnv.REMOTE_BROWSER_API_KEY).toBe(SECRETS.REMOTE_BROWSER_API_KEY);
+    expect(destroyEnv[ENV_IDEMPOTENCY_SECRET]).toBe(SECRETS.REMOTE_BROWSER_IDEMPOTENCY_SECRET);
+    expect(run.world.comments()[0]!.body).not.toContain(LINKS.chrome);
+    noSecretInArguments(run.world);
   });
 });
 
@@ -194,10 +625,11 @@ describe("stack names are unique per repository, and the sweep keeps to its own"
     expect(deployFlow.env.STACK).toBe("pr-${{ github.event.pull_request.number }}-r${{ github.repository_id }}");
     expect(sweepFlow.jobs.destroy!.env!.STACK).toBe("pr-${{ matrix.pr }}-r${{ github.repository_id }}");
     expect(sweepFlow.env.REPOSITORY_ID).toBe("${{ github.repository_id }}");
+    expect(jobRun(deployFlow, "deploy", pullRequest()).stepEnv({}).STACK).toBe(STACK);
+    expect(jobRun(sweepFlow, "destroy", sweep({ pr: "7" })).stepEnv({}).STACK).toBe(STACK);
   });
 
   it("the sweep picks only this repository's stale stacks; another repository's are never looked at", () => {
-    const find = step(sweepFlow.jobs.find!, /^List this repository's pr-\* stacks/);
     const recent = new Date().toISOString();
     const old = new Date(Date.now() - 30 * 86400_000).toISOString();
     const stacks = [
@@ -207,33 +639,106 @@ describe("stack names are unique per repository, and the sweep keeps to its own"
       { name: "acme/pr-environment/pr-8-r111", lastUpdate: old }, // open but older than the TTL: stale
       { name: "acme/pr-environment/pr-9-r111", lastUpdate: recent }, // open and fresh: kept
       { name: "acme/pr-environment/pr-10-r1112", lastUpdate: old }, // an id that only starts like ours
+      { name: "acme/pr-environment/pr-11-r111", lastUpdate: old }, // its pull request cannot be read: kept
+      { name: "acme/pr-environment/pr-12-r111", lastUpdate: recent }, // merged: stale
       { name: "acme/other/main", lastUpdate: old },
     ];
-    const r = runScript(find.run!, {
-      TTL_DAYS: "7",
-      REPOSITORY_ID: "111",
-      GITHUB_REPOSITORY: "acme/webapp",
-      FAKE_STACKS: JSON.stringify(stacks),
-      FAKE_PR_STATES: "5=CLOSED 6=CLOSED 8=OPEN 9=OPEN 10=CLOSED",
-    });
+    const run = jobRun(sweepFlow, "find", sweep(), { stacks, prStates: { "5": "CLOSED", "6": "CLOSED", "8": "OPEN", "9": "OPEN", "10": "CLOSED", "12": "MERGED" } });
+    const r = run.step(/^List this repository's pr-\* stacks/);
     expect(r.code, r.out).toBe(0);
-    expect(r.outputs.trim()).toBe('prs=["5","8"]');
-    const asked = r.log.filter((l) => l.startsWith("gh ")).map((l) => l.split(" ")[3]);
-    expect(asked.sort()).toEqual(["5", "8", "9"]);
+    expect(r.outputs).toEqual({ prs: '["5","8","12"]' });
+    expect(r.out).toContain("::warning::acme/pr-environment/pr-11-r111: cannot read pull request #11; left alone");
+    const asked = run.world.calls("gh").map((c) => c.argv[2]);
+    expect(asked.sort()).toEqual(["11", "12", "5", "8", "9"]);
+  });
+
+  it("the sweep's destroy jobs run for the stale pull requests it found, and none on a dry run or when none is stale", () => {
+    const destroyRuns = (prs: string, inputs?: Record<string, string | boolean>) => jobRun(sweepFlow, "destroy", sweep({ prs, inputs })).jobRuns();
+    expect(destroyRuns('["5","8"]')).toBe(true);
+    expect(destroyRuns("[]")).toBe(false);
+    expect(destroyRuns('["5"]', { "dry-run": true, "ttl-days": "" })).toBe(false);
+    expect(destroyRuns('["5"]', { "dry-run": false, "ttl-days": "" })).toBe(true);
+  });
+
+  it("a destroy job checks again when its turn comes: gone, reopened or updated meanwhile is left alone", () => {
+    const recent = new Date().toISOString();
+    const old = new Date(Date.now() - 30 * 86400_000).toISOString();
+    const recheck = (stacks: WorldSetup["stacks"], state: string) => {
+      const run = jobRun(sweepFlow, "destroy", sweep({ pr: "7" }), { stacks, prStates: { "7": state } });
+      const r = run.step("Still stale?");
+      expect(r.code, r.out).toBe(0);
+      return { stale: r.outputs.stale, gh: run.world.calls("gh").length };
+    };
+    expect(recheck([], "CLOSED")).toEqual({ stale: "false", gh: 0 });
+    expect(recheck([{ name: `acme/pr-environment/${STACK}`, lastUpdate: recent }], "CLOSED")).toEqual({ stale: "true", gh: 1 });
+    expect(recheck([{ name: `acme/pr-environment/${STACK}`, lastUpdate: recent }], "MERGED")).toEqual({ stale: "true", gh: 1 });
+    expect(recheck([{ name: `acme/pr-environment/${STACK}`, lastUpdate: old }], "OPEN")).toEqual({ stale: "true", gh: 1 });
+    expect(recheck([{ name: `acme/pr-environment/${STACK}`, lastUpdate: recent }], "OPEN")).toEqual({ stale: "false", gh: 1 });
+    expect(recheck([{ name: `acme/pr-environment/${STACK}` }], "OPEN")).toEqual({ stale: "false", gh: 1 });
+    // Another repository's stack of the same number does not count.
+    expect(recheck([{ name: "acme/pr-environment/pr-7-r222", lastUpdate: old }], "CLOSED")).toEqual({ stale: "false", gh: 0 });
+  });
+
+  it("a sweep's destroy job: unlock, destroy, check gone; a stack found fresh again is left alone", () => {
+    const old = new Date(Date.now() - 30 * 86400_000).toISOString();
+    const stale = jobRun(sweepFlow, "destroy", sweep({ pr: "7" }), { stacks: [{ name: `acme/pr-environment/${STACK}`, lastUpdate: old }], prStates: { "7": "OPEN" } });
+    const destroyed: string[] = [];
+    let destroyEnv: Record<string, string> = {};
+    const results = stale.all((step, inputs, env) => {
+      if (inputs.command !== "destroy") return;
+      destroyed.push(inputs["stack-name"]!);
+      destroyEnv = env;
+      stale.world.update({ stacks: [] });
+    });
+    expect(results.filter((r) => r.code !== 0).map((r) => `${r.step.name}: ${r.out}`)).toEqual([]);
+    expect(destroyed).toEqual([STACK]);
+    expect(destroyEnv[ENV_IDEMPOTENCY_SECRET]).toBe(SECRETS.REMOTE_BROWSER_IDEMPOTENCY_SECRET);
+    expect(stale.world.commandLines("pulumi")).toContain(`pulumi cancel --yes --stack ${STACK} --non-interactive`);
+    noSecretInArgumentsOf(stale.world);
+
+    const fresh = jobRun(sweepFlow, "destroy", sweep({ pr: "7" }), { stacks: [{ name: `acme/pr-environment/${STACK}`, lastUpdate: new Date().toISOString() }], prStates: { "7": "OPEN" } });
+    const kept = fresh.all((_step, inputs) => {
+      if (inputs.command) throw new Error("no Pulumi command may run for a fresh stack");
+    });
+    expect(kept.filter((r) => r.code !== 0)).toEqual([]);
+    expect(kept.filter((r) => !r.ran).map((r) => r.step.name)).toEqual([
+      "Recover a lock left by a killed run",
+      "pulumi destroy and stack rm",
+      "Check that the stack is gone",
+    ]);
   });
 });
 
+function noSecretInArgumentsOf(world: World) {
+  const values = [...Object.values(SECRETS), REPOSITORY.token].filter(Boolean);
+  for (const c of world.calls()) for (const v of values) expect([c.cmd, ...c.argv].join(" ")).not.toContain(v);
+}
+
 describe("the sweep's inputs are checked before use", () => {
-  it("takes a whole number of days and nothing else, without evaluating it", () => {
-    const check = step(sweepFlow.jobs.find!, "Check the inputs");
-    for (const ttl of ["1", "7", "30", "9999"]) expect(runScript(check.run!, { TTL_DAYS: ttl }).code, ttl).toBe(0);
-    for (const ttl of ["0", "-1", "", "abc", "1.5", "1e3", "10000", "7 ", "a[$(touch pwned)]", "$(touch pwned)"]) {
-      const r = runScript(check.run!, { TTL_DAYS: ttl });
-      expect(r.code, ttl).not.toBe(0);
-      expect(r.out).toContain("::error::ttl-days (or vars.PR_ENVIRONMENT_TTL_DAYS) must be a whole number of days from 1 to 9999");
-      expect(r.out).not.toContain("pwned");
+  it.each([
+    ["find", "find"],
+    ["destroy", "destroy"],
+  ])("%s: takes a whole number of days and nothing else, without evaluating it", (_label, jobId) => {
+    const check = (ttl: string, from: "input" | "var") => {
+      const ctx = from === "input" ? sweep({ pr: "7", inputs: { "ttl-days": ttl, "dry-run": false } }) : sweep({ pr: "7", vars: { PR_ENVIRONMENT_TTL_DAYS: ttl } });
+      const run = jobRun(sweepFlow, jobId, ctx);
+      return { r: run.step("Check the inputs"), run };
+    };
+    for (const ttl of ["1", "7", "30", "9999"]) {
+      expect(check(ttl, "input").r.code, ttl).toBe(0);
+      expect(check(ttl, "var").r.out).toContain(`TTL: ${ttl} days`);
     }
-    expect(fs.readdirSync(work, { recursive: true, encoding: "utf8" }).some((f) => f.endsWith("pwned"))).toBe(false);
+    // Neither set: the default.
+    expect(jobRun(sweepFlow, jobId, sweep({ pr: "7" })).step("Check the inputs").out).toContain("TTL: 7 days");
+    for (const ttl of ["0", "-1", "abc", "1.5", "1e3", "10000", "7 ", "a[$(touch pwned)]", "$(touch pwned)"]) {
+      for (const from of ["input", "var"] as const) {
+        const { r, run } = check(ttl, from);
+        expect(r.code, ttl).not.toBe(0);
+        expect(r.out).toContain("::error::ttl-days (or vars.PR_ENVIRONMENT_TTL_DAYS) must be a whole number of days from 1 to 9999");
+        expect(r.out).not.toContain("pwned");
+        expect(fs.readdirSync(run.workspace, { recursive: true, encoding: "utf8" }).some((f) => f.endsWith("pwned"))).toBe(false);
+      }
+    }
   });
 
   it("runs first in every sweep job that does arithmetic with the TTL", () => {
@@ -250,33 +755,42 @@ describe("the sweep's inputs are checked before use", () => {
 });
 
 describe("a lock left by a killed run is recovered by the next run", () => {
-  const cases: Array<[string, string, Job]> = [
-    ["deploy", "up", deployFlow.jobs.deploy!],
-    ["cleanup", "destroy", deployFlow.jobs.cleanup!],
-    ["sweep destroy", "destroy", sweepFlow.jobs.destroy!],
+  const cases: Array<[string, string, Workflow, string, Contexts]> = [
+    ["deploy", "up", deployFlow, "deploy", pullRequest()],
+    ["cleanup", "destroy", deployFlow, "cleanup", pullRequest({ action: "closed" })],
+    ["sweep destroy", "destroy", sweepFlow, "destroy", sweep({ pr: "7" })],
   ];
 
-  it.each(cases)("%s: releases the stack's lock before its %s", (_label, command, job) => {
-    const recover = step(job, "Recover a lock left by a killed run");
+  it.each(cases)("%s: releases the stack's lock before its %s", (_label, command, flow, jobId, ctx) => {
+    const job = flow.jobs[jobId]!;
+    const recover = findStep(job, "Recover a lock left by a killed run");
     expect(indexOf(job, recover)).toBeLessThan(pulumiCommandStep(job, command));
-    expect(indexOf(job, recover)).toBeGreaterThan(indexOf(job, step(job, "Check the state backend settings")));
-    const stack = "pr-7-r111";
-    const listed = JSON.stringify([{ name: `acme/pr-environment/${stack}` }]);
-    const r = runScript(recover.run!, { STACK: stack, FAKE_STACKS: listed });
+    expect(indexOf(job, recover)).toBeGreaterThan(indexOf(job, findStep(job, "Check the state backend settings")));
+    const run = jobRun(flow, jobId, ctx, { stacks: listed(STACK) });
+    const r = run.step(recover);
     expect(r.code, r.out).toBe(0);
-    expect(r.log).toContain(`pulumi cancel --yes --stack ${stack} --non-interactive`);
+    expect(run.world.commandLines("pulumi")).toContain(`pulumi cancel --yes --stack ${STACK} --non-interactive`);
     // Pulumi Cloud answers an error when nothing is in progress: a warning, not a failed job.
-    const nothing = runScript(recover.run!, { STACK: stack, FAKE_STACKS: listed, FAKE_CANCEL_CODE: "255" });
+    const nothing = jobRun(flow, jobId, ctx, { stacks: listed(STACK), cancelCode: 255 }).step(recover);
     expect(nothing.code).toBe(0);
-    expect(nothing.out).toContain(`::warning::pulumi cancel for ${stack}`);
+    expect(nothing.out).toContain(`::warning::pulumi cancel for ${STACK}`);
   });
 
   it("does not try to unlock a stack that does not exist yet, and the up after it refreshes first", () => {
-    const recover = step(deployFlow.jobs.deploy!, "Recover a lock left by a killed run");
-    const r = runScript(recover.run!, { STACK: "pr-7-r111", FAKE_STACKS: "[]" });
+    const run = jobRun(deployFlow, "deploy", pullRequest(), { stacks: [] });
+    const r = run.step("Recover a lock left by a killed run");
     expect(r.code, r.out).toBe(0);
-    expect(r.log.some((l) => l.startsWith("pulumi cancel"))).toBe(false);
+    expect(run.world.commandLines("pulumi").some((l) => l.startsWith("pulumi cancel"))).toBe(false);
     const up = deployFlow.jobs.deploy!.steps[pulumiCommandStep(deployFlow.jobs.deploy!, "up")]!;
     expect(up.with?.refresh).toBe(true);
+  });
+});
+
+// Last: the tests above run in order in this file, and this one reads what they ran.
+describe("coverage of the workflows' scripts", () => {
+  it("every `run:` step of both workflows was executed by a test in this file", () => {
+    const steps = runSteps(deployFlow, sweepFlow);
+    expect(steps.length).toBeGreaterThan(20);
+    expect(steps.filter((s) => !s.executed).map((s) => `${s.key} ${s.name}`)).toEqual([]);
   });
 });
