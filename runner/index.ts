@@ -12,7 +12,7 @@ import {
 import { setStackConfig } from "./config";
 import { outputsOfExportText } from "./outputs";
 import { engineEnvironment, findPulumiBin } from "./environment";
-import { credentialsOf, lineRedactingSink, redactError, redactor } from "./redact";
+import { credentialsOf, lineRedactingSink, redactError, redactor, secretsOfEnvironment } from "./redact";
 
 export { engineEnvironment, findPulumiBin } from "./environment";
 export { PassphraseMissingError, isServiceBackend, resolvePassphrase } from "./passphrase";
@@ -98,10 +98,9 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
     ...Object.values(opts.config ?? {})
       .filter((c) => c.secret)
       .map((c) => c.value),
-    ...Object.entries(envVars)
-      .filter(([k]) => /KEY|SECRET|TOKEN|PASSWORD|PASSPHRASE/i.test(k))
-      .map(([, v]) => v),
-    ...(process.env.REMOTE_BROWSER_API_KEY ? [process.env.REMOTE_BROWSER_API_KEY] : []),
+    // The CLI and the plugins inherit this process's environment too (PULUMI_ACCESS_TOKEN, the service's key).
+    ...secretsOfEnvironment(process.env),
+    ...secretsOfEnvironment(envVars),
     ...credentialsOf(envVars.PULUMI_BACKEND_URL),
   ];
   let redactKnown = redactor(known);
