@@ -27,6 +27,11 @@ export const ENV_IDEMPOTENCY_SECRET = "REMOTE_BROWSER_IDEMPOTENCY_SECRET";
 export const MIN_IDEMPOTENCY_SECRET_LENGTH = 16;
 /** Where `npm run emulator` listens by default: the emulator is the default service for local work. */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8788/v8";
+/**
+ * Settings that are credentials: in the stack's config they belong only as secrets (as plain config they
+ * sit in clear text in `Pulumi.<stack>.yaml` and in the state), and they are never given on a command line.
+ */
+export const SECRET_SETTINGS = ["apiKey", "idempotencySecret"] as const;
 
 export { ConfigError } from "./errors";
 

@@ -19,6 +19,12 @@ export { PassphraseMissingError, isServiceBackend, resolvePassphrase } from "./p
 
 export type Action = "up" | "preview" | "refresh" | "destroy" | "rm" | "outputs";
 
+/**
+ * The highest engine log verbosity the runner asks for. Above 9 the CLI logs its HTTP requests with their
+ * headers, and the Pulumi Cloud token in them is a credential the redactor cannot be sure to recognise.
+ */
+export const MAX_LOG_VERBOSITY = 9;
+
 export interface RunOptions {
   action: Action;
   /** The program body. Only `up` and `preview` run it; the other actions work from the state. */
@@ -55,7 +61,7 @@ export interface RunOptions {
   onEvent?: (event: EngineEvent) => void;
   /** Extra environment for the engine and its plugins. */
   env?: Record<string, string>;
-  /** Asks the engine for logs of this verbosity (1-9), written to its stderr (see onError). */
+  /** Asks the engine for logs of this verbosity (1-9; more is capped at 9), written to its stderr (see onError). */
   verbose?: number;
 }
 
@@ -115,6 +121,13 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   const onError = err && ((t: string) => err.write(t));
   // Events carry the same text the display shows (diagnostics, masked outputs): redacted alike.
   const onEvent = opts.onEvent && ((e: EngineEvent) => opts.onEvent!(JSON.parse(redact(JSON.stringify(e))) as EngineEvent));
+  const verbose = opts.verbose && Math.min(opts.verbose, MAX_LOG_VERBOSITY);
+  if (opts.verbose && opts.verbose > MAX_LOG_VERBOSITY) {
+    onError?.(
+      `runner: log verbosity ${opts.verbose} capped at ${MAX_LOG_VERBOSITY}: above it the CLI logs its HTTP requests ` +
+        "with their headers, the Pulumi Cloud token among them\n",
+    );
+  }
   try {
     const workspace = await LocalWorkspace.create({
       workDir: opts.workDir,
@@ -142,13 +155,13 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
     if (opts.config && Object.keys(opts.config).length > 0) {
       await setStackConfig(stack, opts.config, { pulumiBin, workDir: opts.workDir, env: envVars });
     }
-    if (opts.verbose) {
+    if (verbose) {
       // The engine's verbose logs print the provider's settings, secrets included, in plain text; the
       // stack's secret config must be known to the redactor even when this run did not set it.
       const held = await stack.getAllConfig();
       redactKnown = redactor([...known, ...Object.values(held).filter((c) => c.secret).map((c) => c.value)]);
     }
-    return await runAction(opts, stack, { onOutput, onError, onEvent, masked: outputs.masked });
+    return await runAction({ ...opts, verbose }, stack, { onOutput, onError, onEvent, masked: outputs.masked });
   } catch (e) {
     throw redactError(e, redact);
   } finally {
