@@ -12,10 +12,12 @@ import {
 import { setStackConfig } from "./config";
 import { outputsOfExportText } from "./outputs";
 import { engineEnvironment, findPulumiBin } from "./environment";
+import { defaultStateDir } from "./state-dir";
 import { credentialsOf, lineRedactingSink, redactError, redactor, secretsOfEnvironment } from "./redact";
 
 export { engineEnvironment, findPulumiBin } from "./environment";
 export { PassphraseMissingError, isServiceBackend, resolvePassphrase } from "./passphrase";
+export { defaultStateDir } from "./state-dir";
 
 export type Action = "up" | "preview" | "refresh" | "destroy" | "rm" | "outputs";
 
@@ -33,7 +35,7 @@ export interface RunOptions {
   stackName: string;
   /** Folder the engine runs in; `@pulumi/pulumi` must resolve from it. Created when missing. */
   workDir: string;
-  /** Folder for PULUMI_HOME and the default file backend. Default: `<workDir>/.pulumi-local`. */
+  /** Folder for PULUMI_HOME and the default file backend, ignored by git. Default: `<workDir>/.pulumi-local`. */
   stateDir?: string;
   /**
    * Any backend the CLI speaks (`file://`, `postgres://`, ...). Default: a private file backend in
@@ -78,7 +80,7 @@ export interface RunResult {
 export async function runProgram(opts: RunOptions): Promise<RunResult> {
   fs.mkdirSync(opts.workDir, { recursive: true });
   linkThisPackage(opts.workDir);
-  const stateDir = opts.stateDir ?? path.join(opts.workDir, ".pulumi-local");
+  const stateDir = opts.stateDir ?? defaultStateDir(opts.workDir);
   const pulumiBin = findPulumiBin(opts.pulumiBin);
   // Before anything can fail with a backend URL in its message: its password is a secret too.
   const early = redactor(credentialsOf(opts.backendUrl));

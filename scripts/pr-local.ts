@@ -23,7 +23,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import type { ConfigMap } from "@pulumi/pulumi/automation";
 import { Emulator, startEmulator } from "../emulator";
-import { engineEnvironment, findPulumiBin, runProgram } from "../runner";
+import { defaultStateDir, engineEnvironment, findPulumiBin, runProgram } from "../runner";
 import type { RunOptions } from "../runner";
 
 const PROJECT = "pr-environment";
@@ -153,7 +153,7 @@ async function close(pr: string, service: Service): Promise<void> {
 /** Whether the backend lists the stack, asked of the CLI as the workflow does (`pulumi stack ls`). */
 function stackExists(name: string): boolean {
   const pulumiBin = findPulumiBin();
-  const stateDir = path.join(workDir, ".pulumi-local");
+  const stateDir = defaultStateDir(workDir);
   fs.mkdirSync(workDir, { recursive: true });
   const env = { ...process.env, ...engineEnvironment({ pulumiBin, stateDir, workDir: root }) };
   // --all lists the stacks of every project, named <organization>/<project>/<stack>.

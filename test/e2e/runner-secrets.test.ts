@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { withStack } from "./harness";
 import { runRunner, watchDescendants } from "./processes";
+import { passphraseFolder } from "../../runner/passphrase";
 
 /**
  * The runner and every process it starts, watched from outside: a wrapper around `pulumi` records the
@@ -198,12 +199,13 @@ describe("the runner has no passphrase of its own for a backend others can read"
     }
   });
 
-  it("keeps the private file backend's random passphrase 0600 in a 0700 folder", async () => {
+  it("keeps the private file backend's random passphrase out of the state folder, 0600 in the user's 0700 folder", async () => {
     await withStack("trivial.js", async (stack) => {
       await stack.run("up");
       const stateDir = path.join(stack.workDir, ".pulumi-local");
       expect(fs.statSync(stateDir).mode & 0o777).toBe(0o700);
-      const file = path.join(stateDir, "passphrase");
+      expect(fs.existsSync(path.join(stateDir, "passphrase"))).toBe(false);
+      const file = path.join(passphraseFolder(), fs.readFileSync(path.join(stateDir, "id"), "utf8").trim());
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
       expect(fs.readFileSync(file, "utf8")).toMatch(/^[0-9a-f]{64}$/);
       // The stack's secrets do not open with the passphrase older versions had built in.
