@@ -27,6 +27,14 @@ export type Action = "up" | "preview" | "refresh" | "destroy" | "rm" | "outputs"
  */
 export const MAX_LOG_VERBOSITY = 9;
 
+/** Refresh, destroy, rm or outputs of a stack that does not exist: they never create one. */
+export class StackNotFoundError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StackNotFoundError";
+  }
+}
+
 export interface RunOptions {
   action: Action;
   /** The program body. Only `up` and `preview` run it; the other actions work from the state. */
@@ -140,20 +148,13 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
       projectSettings: { name: opts.projectName, runtime: "nodejs" },
     });
 
+    const stack = await stackFor(opts, workspace, envVars.PULUMI_BACKEND_URL);
     if (opts.action === "rm") {
-      // Removing a stack that does not exist (a pull request that never deployed) is not an error. The
-      // stack is not looked up in a listing first: `stack ls` can hang on a PostgreSQL backend that holds
-      // many stacks.
-      try {
-        await workspace.removeStack(opts.stackName);
-      } catch (e) {
-        if (!/no stack named|does not exist|not found/i.test(String((e as Error)?.message))) throw e;
-      }
+      await workspace.removeStack(stack.name);
       return { outputs: {}, masked: {}, changes: {} };
     }
 
     const outputs = readOutputsFromExport(workspace, pulumiBin, opts.workDir, envVars);
-    const stack = await Stack.createOrSelect(opts.stackName, workspace);
     if (opts.config && Object.keys(opts.config).length > 0) {
       await setStackConfig(stack, opts.config, { pulumiBin, workDir: opts.workDir, env: envVars });
     }
@@ -169,6 +170,26 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   } finally {
     out?.flush();
     err?.flush();
+  }
+}
+
+/**
+ * `up` and `preview` create the stack when it is missing; the other actions only select it. A stack made
+ * for them would be empty (a stack name or project that is not the one deployed: without --project, the
+ * runner names the project after the program's folder), so destroy and rm would report success while the
+ * real stack's sessions run on.
+ */
+async function stackFor(opts: RunOptions, workspace: LocalWorkspace, backendUrl: string | undefined): Promise<Stack> {
+  if (opts.action === "up" || opts.action === "preview") return Stack.createOrSelect(opts.stackName, workspace);
+  try {
+    return await Stack.select(opts.stackName, workspace);
+  } catch (e) {
+    if (!/no stack named/i.test(String((e as Error)?.message))) throw e;
+    throw new StackNotFoundError(
+      `${opts.action}: there is no stack "${opts.stackName}" of project "${opts.projectName}" in the backend ` +
+        `${backendUrl ?? "(the CLI's default)"}; nothing was changed. Check the stack name and the project ` +
+        "(--project; without it the project is named after the program's folder, or \"project\" without --program)",
+    );
   }
 }
 

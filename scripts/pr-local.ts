@@ -106,7 +106,7 @@ function forgetStackSettings(pr: string): void {
   fs.rmSync(path.join(workDir, `Pulumi.${stackName(pr)}.yaml`), { force: true });
 }
 
-/** The workflow's "deploy" job: refresh, then up of stack pr-<n> (created when missing). */
+/** The workflow's "deploy" job: refresh (of a stack that exists), then up of stack pr-<n> (created when missing). */
 async function deploy(pr: string, previewUrl: string, service: Service): Promise<Record<string, unknown>> {
   forgetStackSettings(pr);
   const config: ConfigMap = { prNumber: { value: pr }, previewUrl: { value: previewUrl } };
@@ -114,8 +114,11 @@ async function deploy(pr: string, previewUrl: string, service: Service): Promise
   if (values["share-language"]) config.shareLanguage = { value: values["share-language"] };
   if (values["wait-for-capacity"]) config.waitForCapacitySeconds = { value: values["wait-for-capacity"] };
   const opts = runOptions(pr, service, config);
-  heading(`pulumi refresh (stack ${opts.stackName})`);
-  await runProgram({ ...opts, action: "refresh" });
+  // The runner refreshes only a stack that exists (as `up --refresh` of the workflow's action does).
+  if (stackExists(opts.stackName)) {
+    heading(`pulumi refresh (stack ${opts.stackName})`);
+    await runProgram({ ...opts, action: "refresh" });
+  }
   heading(`pulumi up (stack ${opts.stackName})`);
   const up = await runProgram({ ...opts, action: "up" });
 

@@ -39,7 +39,41 @@ async function up(...args: string[]) {
   return r;
 }
 
+/** The stacks of the runner's file backend, as <project>/<stack>. */
+function stacks(): string[] {
+  const dir = path.join(workDir, ".pulumi-local", "backend", ".pulumi", "stacks");
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => f.replace(/\.json$/, ""))
+    .sort();
+}
+
 describe("the runner's stacks", () => {
+  it("refresh, destroy, rm and outputs select a stack, never create one: a wrong project or name fails, naming both", async () => {
+    await up();
+    expect(stacks()).toEqual(["review/dev"]);
+
+    const backend = `file://${path.join(workDir, ".pulumi-local", "backend")}`;
+    // Without --project (and without --program) the project is "project"; then a stack that is not there at all.
+    for (const [args, project, stack] of [[[], "project", "dev"], [["--project", "review", "--stack", "nope"], "review", "nope"]] as const) {
+      for (const action of ["destroy", "refresh", "rm", "outputs"]) {
+        const r = await run(action, ...args);
+        expect(r.code, `${action} ${args.join(" ")}: ${r.stdout}`).toBe(1);
+        expect(r.stderr).toContain(`${action}: there is no stack "${stack}" of project "${project}" in the backend ${backend}; nothing was changed`);
+        expect(r.stderr).toContain("--project");
+      }
+    }
+    expect(stacks(), "no stack was made").toEqual(["review/dev"]);
+    expect(emulator.control.books().running, "the session runs on, in its stack").toBe(1);
+
+    // The right project: destroyed and removed.
+    expect((await run("destroy", "--project", "review")).code).toBe(0);
+    expect(emulator.control.books().neverEnded).toBe(0);
+    expect((await run("rm", "--project", "review")).code).toBe(0);
+    expect(stacks()).toEqual([]);
+  });
+
   it("keeps its passphrase out of the working folder, and opens a stack an earlier runner made with it beside the state", async () => {
     await up();
     const stateDir = path.join(workDir, ".pulumi-local");
