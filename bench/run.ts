@@ -10,7 +10,8 @@
  * Other options: --samples N (sessions per strategy and preparation time), --reps N (engine runs per
  * stack), --spread F (preparation times spread evenly over nominal ± F; default 0.1, 0 = all exactly
  * nominal), --parallel N (PULUMI_PARALLEL of the scale runs, default 64), --no-default-parallel (skip
- * the runs at the engine's default parallelism), --chart PATH, --report FILE (print the tables of a
+ * the runs at the engine's default parallelism), --counts N,... (the scale runs' stack sizes; default
+ * 1,10,50), --work-dir DIR (instead of .work/bench), --chart PATH, --report FILE (print the tables of a
  * saved results.json again, measuring nothing).
  *
  * Prints aligned tables; writes `.work/bench/results.json`, `.work/bench/report.txt` and the chart
@@ -103,6 +104,8 @@ async function main(): Promise<void> {
       parallel: { type: "string" },
       candidate: { type: "string" },
       "no-default-parallel": { type: "boolean" },
+      counts: { type: "string" },
+      "work-dir": { type: "string" },
       chart: { type: "string" },
       report: { type: "string" },
       help: { type: "boolean" },
@@ -111,6 +114,7 @@ async function main(): Promise<void> {
   if (values.help) {
     process.stdout.write("usage: npm run bench -- [--quick] [--only overhead|scale|memory]... [--candidate min,growth,max[,first]]\n");
     process.stdout.write("       [--samples N] [--reps N] [--spread F] [--parallel N] [--no-default-parallel] [--chart PATH]\n");
+    process.stdout.write("       [--counts N,...] [--work-dir DIR]\n");
     process.stdout.write("       npm run bench -- --report .work/bench/results.json   (print a saved run's tables again)\n");
     return;
   }
@@ -133,7 +137,9 @@ async function main(): Promise<void> {
 
   // The scale and memory benchmarks need the engine: fail now rather than after the overhead benchmark.
   if (selected.has("scale") || selected.has("memory")) findPulumiBin();
-  const workRoot = path.join(root, ".work", "bench");
+  const workRoot = path.resolve(values["work-dir"] ?? path.join(root, ".work", "bench"));
+  const counts = values.counts?.split(",").map((c) => positiveInt(c.trim(), 0, "counts"));
+  if (counts?.some((c) => c < 1)) throw new Error(`--counts takes stack sizes of 1 or more, got "${values.counts}"`);
   fs.mkdirSync(workRoot, { recursive: true });
   const out = new Printer();
   const started = Date.now();
@@ -153,7 +159,7 @@ async function main(): Promise<void> {
   if (selected.has("scale") || selected.has("memory")) {
     const scaleToo = selected.has("scale");
     saved.scale = await runScale({
-      counts: scaleToo ? [1, 10, 50] : [1, 50],
+      counts: counts ?? (scaleToo ? [1, 10, 50] : [1, 50]),
       reps: positiveInt(values.reps, quick ? 1 : 3, "reps") || 1,
       prepMs: 2000,
       parallel: positiveInt(values.parallel, 64, "parallel"),

@@ -60,6 +60,11 @@ export const MIN_IDEMPOTENCY_SECRET_LENGTH = 16;
  * A key is never sent there unless that address is set explicitly (see loadConfig).
  */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8788/v8";
+/**
+ * Settings that are credentials: in the stack's config they belong only as secrets (as plain config they
+ * sit in clear text in `Pulumi.<stack>.yaml` and in the state), and they are never given on a command line.
+ */
+export const SECRET_SETTINGS = ["apiKey", "idempotencySecret"] as const;
 
 export { ConfigError } from "./errors";
 

@@ -2,6 +2,13 @@ import { createHash, createHmac, randomUUID } from "node:crypto";
 import { API_INPUTS } from "./fields";
 
 /**
+ * What every derived key looks like. A derived key replays its session's create (and so hands out its
+ * share link) to anyone holding the account's API key: the runner redacts anything of this shape.
+ */
+export const DERIVED_KEY_PREFIX = "prb-";
+export const DERIVED_KEY_HEX_LENGTH = 48;
+
+/**
  * Idempotency keys. A key must be the same for every attempt to create one generation of a resource --
  * retries within a run, and the run after an interrupted `pulumi up` -- and new for a replacement.
  * So it is derived, not drawn: from the resource's identity in its stack, the key of the generation it
@@ -20,7 +27,7 @@ export function generationKey(
   // otherwise replay this stack's create and be handed its share link. The secret is stack config, so the
   // run after a killed `pulumi up` derives the same key and still adopts its session.
   const digest = stackSecret ? createHmac("sha256", stackSecret).update(material).digest("hex") : sha256(material);
-  return `prb-${digest.slice(0, 48)}`;
+  return derivedKey(digest);
 }
 
 /**
@@ -29,13 +36,17 @@ export function generationKey(
  * this deterministic chain, so that an interrupted run still lands on the same key as the one before.
  */
 export function successorKey(key: string, n: number): string {
-  return n === 0 ? key : `prb-${sha256(`${key}#${n}`).slice(0, 48)}`;
+  return n === 0 ? key : derivedKey(sha256(`${key}#${n}`));
 }
 
 export function canonicalApiInputs(inputs: Record<string, unknown>): string {
   const picked: Record<string, unknown> = {};
   for (const name of API_INPUTS) if (inputs[name] !== undefined && inputs[name] !== null) picked[name] = inputs[name];
   return JSON.stringify(picked);
+}
+
+function derivedKey(hexDigest: string): string {
+  return `${DERIVED_KEY_PREFIX}${hexDigest.slice(0, DERIVED_KEY_HEX_LENGTH)}`;
 }
 
 function sha256(s: string): string {

@@ -3,24 +3,27 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import type { ConfigMap, OutputMap } from "@pulumi/pulumi/automation";
-import { Action, linkThisPackage, loadProgram, runProgram } from "./index";
+import { CONFIG_NAMESPACE, SECRET_SETTINGS } from "../provider/config";
+import { Action, MAX_LOG_VERBOSITY, linkThisPackage, loadProgram, runProgram } from "./index";
+import { readSecretsFile } from "./secrets-file";
+import { UsageError } from "./usage";
 
 const USAGE = `usage: pulumi-remote-browser-run <up|preview|refresh|destroy|rm|outputs> --program <module> --stack <name>
        [--project <name>] [--work-dir <dir>] [--backend <url>] [--config key=value]...
        [--secret-env key=ENV_VAR]... [--secrets-file <file.json>]
        [--expect-no-changes] [--show-secrets] [--json] [--outputs-file <path>] [--events-file <path>]
-       [--quiet] [--verbose <level>]
+       [--quiet] [--verbose <level 1-${MAX_LOG_VERBOSITY}>]
 
 Runs a Pulumi program module (its body exported as a function) through the Automation API, so the program
 needs no Node.js language host. Config keys without a namespace belong to the project. --events-file
 writes the engine's events as they stream, one JSON object a line.
 
 Secret config never goes on a command line: --secret-env takes the value from the named environment
-variable, --secrets-file from a JSON object {"key": "value", ...} in a file only its owner can read (0600).
+variable, --secrets-file from a JSON object {"key": "value", ...} in a file only its owner can read (0600);
+--config refuses the settings that are credentials (${SECRET_SETTINGS.map((s) => `${CONFIG_NAMESPACE}:${s}`).join(", ")}).
+Log verbosity above ${MAX_LOG_VERBOSITY} is capped: above it the CLI logs the Pulumi Cloud token.
 A backend other than the runner's own folder and Pulumi Cloud needs PULUMI_CONFIG_PASSPHRASE (or
 PULUMI_CONFIG_PASSPHRASE_FILE).`;
-
-class UsageError extends Error {}
 
 const ACTIONS: readonly Action[] = ["up", "preview", "refresh", "destroy", "rm", "outputs"];
 
@@ -66,6 +69,13 @@ async function main(argv: string[]): Promise<number> {
   const config: ConfigMap = {};
   for (const pair of values.config ?? []) {
     const [key, value] = splitPair("--config", pair);
+    if (isCredential(key)) {
+      // As for --secret: the value is in this process's argv already, and it would be stored in clear text.
+      throw new UsageError(
+        `--config ${key}=... puts a credential on the command line, where any local user can read it, and in the ` +
+          `stack's config in clear text; use --secret-env ${key}=ENV_VAR or --secrets-file <file.json> instead`,
+      );
+    }
     config[key] = { value, secret: false };
   }
   for (const pair of values["secret-env"] ?? []) {
@@ -91,7 +101,7 @@ async function main(argv: string[]): Promise<number> {
     backendUrl: values.backend,
     config,
     expectNoChanges: values["expect-no-changes"],
-    verbose: values.verbose ? Number(values.verbose) : undefined,
+    verbose: values.verbose ? verbosity(values.verbose) : undefined,
     onOutput: values.quiet ? undefined : (text) => process.stdout.write(text),
     onError: (text) => process.stderr.write(text),
     onEvent: eventsFile ? (event) => fs.appendFileSync(eventsFile, `${JSON.stringify(event)}\n`) : undefined,
@@ -108,39 +118,14 @@ function splitPair(flag: string, pair: string): [string, string] {
   return [pair.slice(0, eq), pair.slice(eq + 1)];
 }
 
-/** Secret config from a file: refused when others could read it, since then they could read the secrets. */
-function readSecretsFile(file: string): Record<string, string> {
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(file);
-  } catch (e) {
-    throw new UsageError(`--secrets-file ${file}: ${(e as Error).message}`);
-  }
-  if (!stat.isFile()) throw new UsageError(`--secrets-file ${file}: not a file`);
-  if ((stat.mode & 0o077) !== 0) {
-    throw new UsageError(
-      `--secrets-file ${file}: readable by others (mode ${(stat.mode & 0o777).toString(8)}); ` +
-        `make it private first: chmod 600 ${file}`,
-    );
-  }
-  if (typeof process.getuid === "function" && stat.uid !== process.getuid()) {
-    throw new UsageError(`--secrets-file ${file}: owned by another user`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(fs.readFileSync(file, "utf8"));
-  } catch {
-    throw new UsageError(`--secrets-file ${file}: not valid JSON`);
-  }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new UsageError(`--secrets-file ${file}: must hold a JSON object {"key": "value", ...}`);
-  }
-  for (const [key, value] of Object.entries(parsed)) {
-    if (typeof value !== "string" || value === "") {
-      throw new UsageError(`--secrets-file ${file}: the value of ${key} must be a non-empty string`);
-    }
-  }
-  return parsed as Record<string, string>;
+function isCredential(key: string): boolean {
+  return (SECRET_SETTINGS as readonly string[]).some((s) => key === `${CONFIG_NAMESPACE}:${s}`);
+}
+
+function verbosity(text: string): number {
+  const level = Number(text);
+  if (!Number.isInteger(level) || level < 1) throw new UsageError(`--verbose takes a whole number from 1, got "${text}"`);
+  return level;
 }
 
 /** Writes a file only its owner can read (also when it existed before with a wider mode). */

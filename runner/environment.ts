@@ -1,6 +1,7 @@
 import * as path from "node:path";
 import * as fs from "node:fs";
 import { resolvePassphrase } from "./passphrase";
+import { makeStateDir } from "./state-dir";
 
 /**
  * Where the engine keeps its state and how it is reached, for one run of the program runner.
@@ -17,8 +18,8 @@ export interface EngineEnvironmentOptions {
   workDir: string;
   /**
    * Passphrase of the stack's secrets provider. Default: PULUMI_CONFIG_PASSPHRASE or the file named by
-   * PULUMI_CONFIG_PASSPHRASE_FILE; for the private file backend in `stateDir` only, a random one kept
-   * there. Any other backend without one is refused (see passphrase.ts).
+   * PULUMI_CONFIG_PASSPHRASE_FILE; for the private file backend in `stateDir` only, a random one kept in
+   * the user's state folder. Any other backend without one is refused (see passphrase.ts).
    */
   passphrase?: string;
 }
@@ -26,7 +27,7 @@ export interface EngineEnvironmentOptions {
 export function resolveBackendUrl(opts: Pick<EngineEnvironmentOptions, "stateDir" | "backendUrl">): string {
   if (opts.backendUrl) return opts.backendUrl;
   const dir = path.join(opts.stateDir, "backend");
-  fs.mkdirSync(opts.stateDir, { recursive: true, mode: 0o700 });
+  makeStateDir(opts.stateDir);
   fs.mkdirSync(dir, { recursive: true });
   return `file://${dir}`;
 }
@@ -39,7 +40,7 @@ export function dynamicProviderPluginDir(workDir: string): string {
 
 /** Variables for every engine command: offline, isolated, no update checks, no plugin downloads. */
 export function engineEnvironment(opts: EngineEnvironmentOptions): Record<string, string> {
-  fs.mkdirSync(opts.stateDir, { recursive: true, mode: 0o700 });
+  makeStateDir(opts.stateDir);
   const passphrase = resolvePassphrase(opts);
   const home = path.join(opts.stateDir, "home");
   fs.mkdirSync(home, { recursive: true });

@@ -12,12 +12,28 @@ import {
 import { setStackConfig } from "./config";
 import { outputsOfExportText } from "./outputs";
 import { engineEnvironment, findPulumiBin } from "./environment";
-import { credentialsOf, lineRedactingSink, redactError, redactor } from "./redact";
+import { defaultStateDir } from "./state-dir";
+import { credentialsOf, lineRedactingSink, redactError, redactor, secretsOfEnvironment } from "./redact";
 
 export { engineEnvironment, findPulumiBin } from "./environment";
 export { PassphraseMissingError, isServiceBackend, resolvePassphrase } from "./passphrase";
+export { defaultStateDir } from "./state-dir";
 
 export type Action = "up" | "preview" | "refresh" | "destroy" | "rm" | "outputs";
+
+/**
+ * The highest engine log verbosity the runner asks for. Above 9 the CLI logs its HTTP requests with their
+ * headers, and the Pulumi Cloud token in them is a credential the redactor cannot be sure to recognise.
+ */
+export const MAX_LOG_VERBOSITY = 9;
+
+/** Refresh, destroy, rm or outputs of a stack that does not exist: they never create one. */
+export class StackNotFoundError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StackNotFoundError";
+  }
+}
 
 export interface RunOptions {
   action: Action;
@@ -27,7 +43,7 @@ export interface RunOptions {
   stackName: string;
   /** Folder the engine runs in; `@pulumi/pulumi` must resolve from it. Created when missing. */
   workDir: string;
-  /** Folder for PULUMI_HOME and the default file backend. Default: `<workDir>/.pulumi-local`. */
+  /** Folder for PULUMI_HOME and the default file backend, ignored by git. Default: `<workDir>/.pulumi-local`. */
   stateDir?: string;
   /**
    * Any backend the CLI speaks (`file://`, `postgres://`, ...). Default: a private file backend in
@@ -55,7 +71,7 @@ export interface RunOptions {
   onEvent?: (event: EngineEvent) => void;
   /** Extra environment for the engine and its plugins. */
   env?: Record<string, string>;
-  /** Asks the engine for logs of this verbosity (1-9), written to its stderr (see onError). */
+  /** Asks the engine for logs of this verbosity (1-9; more is capped at 9), written to its stderr (see onError). */
   verbose?: number;
 }
 
@@ -72,7 +88,7 @@ export interface RunResult {
 export async function runProgram(opts: RunOptions): Promise<RunResult> {
   fs.mkdirSync(opts.workDir, { recursive: true });
   linkThisPackage(opts.workDir);
-  const stateDir = opts.stateDir ?? path.join(opts.workDir, ".pulumi-local");
+  const stateDir = opts.stateDir ?? defaultStateDir(opts.workDir);
   const pulumiBin = findPulumiBin(opts.pulumiBin);
   // Before anything can fail with a backend URL in its message: its password is a secret too.
   const early = redactor(credentialsOf(opts.backendUrl));
@@ -98,10 +114,9 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
     ...Object.values(opts.config ?? {})
       .filter((c) => c.secret)
       .map((c) => c.value),
-    ...Object.entries(envVars)
-      .filter(([k]) => /KEY|SECRET|TOKEN|PASSWORD|PASSPHRASE/i.test(k))
-      .map(([, v]) => v),
-    ...(process.env.REMOTE_BROWSER_API_KEY ? [process.env.REMOTE_BROWSER_API_KEY] : []),
+    // The CLI and the plugins inherit this process's environment too (PULUMI_ACCESS_TOKEN, the service's key).
+    ...secretsOfEnvironment(process.env),
+    ...secretsOfEnvironment(envVars),
     ...credentialsOf(envVars.PULUMI_BACKEND_URL),
   ];
   let redactKnown = redactor(known);
@@ -116,6 +131,13 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   const onError = err && ((t: string) => err.write(t));
   // Events carry the same text the display shows (diagnostics, masked outputs): redacted alike.
   const onEvent = opts.onEvent && ((e: EngineEvent) => opts.onEvent!(JSON.parse(redact(JSON.stringify(e))) as EngineEvent));
+  const verbose = opts.verbose && Math.min(opts.verbose, MAX_LOG_VERBOSITY);
+  if (opts.verbose && opts.verbose > MAX_LOG_VERBOSITY) {
+    onError?.(
+      `runner: log verbosity ${opts.verbose} capped at ${MAX_LOG_VERBOSITY}: above it the CLI logs its HTTP requests ` +
+        "with their headers, the Pulumi Cloud token among them\n",
+    );
+  }
   try {
     const workspace = await LocalWorkspace.create({
       workDir: opts.workDir,
@@ -126,35 +148,48 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
       projectSettings: { name: opts.projectName, runtime: "nodejs" },
     });
 
+    const stack = await stackFor(opts, workspace, envVars.PULUMI_BACKEND_URL);
     if (opts.action === "rm") {
-      // Removing a stack that does not exist (a pull request that never deployed) is not an error. The
-      // stack is not looked up in a listing first: `stack ls` can hang on a PostgreSQL backend that holds
-      // many stacks.
-      try {
-        await workspace.removeStack(opts.stackName);
-      } catch (e) {
-        if (!/no stack named|does not exist|not found/i.test(String((e as Error)?.message))) throw e;
-      }
+      await workspace.removeStack(stack.name);
       return { outputs: {}, masked: {}, changes: {} };
     }
 
     const outputs = readOutputsFromExport(workspace, pulumiBin, opts.workDir, envVars);
-    const stack = await Stack.createOrSelect(opts.stackName, workspace);
     if (opts.config && Object.keys(opts.config).length > 0) {
       await setStackConfig(stack, opts.config, { pulumiBin, workDir: opts.workDir, env: envVars });
     }
-    if (opts.verbose) {
+    if (verbose) {
       // The engine's verbose logs print the provider's settings, secrets included, in plain text; the
       // stack's secret config must be known to the redactor even when this run did not set it.
       const held = await stack.getAllConfig();
       redactKnown = redactor([...known, ...Object.values(held).filter((c) => c.secret).map((c) => c.value)]);
     }
-    return await runAction(opts, stack, { onOutput, onError, onEvent, masked: outputs.masked });
+    return await runAction({ ...opts, verbose }, stack, { onOutput, onError, onEvent, masked: outputs.masked });
   } catch (e) {
     throw redactError(e, redact);
   } finally {
     out?.flush();
     err?.flush();
+  }
+}
+
+/**
+ * `up` and `preview` create the stack when it is missing; the other actions only select it. A stack made
+ * for them would be empty (a stack name or project that is not the one deployed: without --project, the
+ * runner names the project after the program's folder), so destroy and rm would report success while the
+ * real stack's sessions run on.
+ */
+async function stackFor(opts: RunOptions, workspace: LocalWorkspace, backendUrl: string | undefined): Promise<Stack> {
+  if (opts.action === "up" || opts.action === "preview") return Stack.createOrSelect(opts.stackName, workspace);
+  try {
+    return await Stack.select(opts.stackName, workspace);
+  } catch (e) {
+    if (!/no stack named/i.test(String((e as Error)?.message))) throw e;
+    throw new StackNotFoundError(
+      `${opts.action}: there is no stack "${opts.stackName}" of project "${opts.projectName}" in the backend ` +
+        `${backendUrl ?? "(the CLI's default)"}; nothing was changed. Check the stack name and the project ` +
+        "(--project; without it the project is named after the program's folder, or \"project\" without --program)",
+    );
   }
 }
 

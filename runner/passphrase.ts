@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
+import { makeStateDir } from "./state-dir";
 
 /**
  * The passphrase that encrypts a stack's secrets (the API key in its config, the share links in its
@@ -17,8 +19,11 @@ export class PassphraseMissingError extends Error {
 /** The passphrase of older versions of the runner, for the message that helps to open their stacks. */
 const OLD_BUILT_IN = "pulumi-remote-browser-local";
 
-/** The file, inside the runner's own state folder, that holds that folder's random passphrase. */
-export const LOCAL_PASSPHRASE_FILE = "passphrase";
+/** Where earlier runners kept the private backend's random passphrase: in its state folder, beside the state. */
+const FORMER_PASSPHRASE_FILE = "passphrase";
+
+/** The state folder's name for its passphrase in the user's passphrase folder (not a secret). */
+const STATE_ID_FILE = "id";
 
 export interface PassphraseOptions {
   /** The runner's own folder: PULUMI_HOME and, without `backendUrl`, the file backend. */
@@ -27,7 +32,10 @@ export interface PassphraseOptions {
   backendUrl?: string;
   /** An explicit passphrase (wins over the environment). */
   passphrase?: string;
-  /** Where PULUMI_CONFIG_PASSPHRASE and PULUMI_CONFIG_PASSPHRASE_FILE are read. Default: process.env. */
+  /**
+   * Where PULUMI_CONFIG_PASSPHRASE, PULUMI_CONFIG_PASSPHRASE_FILE and XDG_STATE_HOME (see passphraseFolder)
+   * are read. Default: process.env.
+   */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -45,7 +53,8 @@ export function isServiceBackend(url: string): boolean {
  *
  * - PULUMI_CONFIG_PASSPHRASE, else the contents of PULUMI_CONFIG_PASSPHRASE_FILE (read here, trimmed as
  *   the CLI trims it, so that an empty variable left in the environment cannot win over the file);
- * - otherwise, for the runner's private file backend only: a random passphrase kept in that folder;
+ * - otherwise, for the runner's private file backend only: a random passphrase kept in the user's
+ *   passphrase folder (see localPassphrase);
  * - otherwise a PassphraseMissingError naming both variables.
  */
 export function resolvePassphrase(opts: PassphraseOptions): string | undefined {
@@ -63,7 +72,7 @@ export function resolvePassphrase(opts: PassphraseOptions): string | undefined {
     if (text.trim() === "") throw new PassphraseMissingError(`PULUMI_CONFIG_PASSPHRASE_FILE=${file} is empty`);
     return text.trim();
   }
-  if (opts.backendUrl === undefined) return localPassphrase(opts.stateDir);
+  if (opts.backendUrl === undefined) return localPassphrase(opts.stateDir, env);
   if (isServiceBackend(opts.backendUrl)) return undefined;
   throw new PassphraseMissingError(
     "the backend keeps the stack's secrets encrypted with a passphrase, and none is set: set " +
@@ -73,25 +82,63 @@ export function resolvePassphrase(opts: PassphraseOptions): string | undefined {
 }
 
 /**
- * The passphrase of the runner's private file backend: random, made on first use and kept 0600 in the
- * state folder, which is created 0700. Nobody else can read the folder, so the passphrase adds nothing
- * there, but the backend's files (history, backups) may be copied elsewhere, and a fixed passphrase
- * known from this package's source would then open them; a random one does not.
+ * The user's folder of the private backends' passphrases: `$XDG_STATE_HOME/pulumi-remote-browser/passphrases`
+ * (default `~/.local/state/...`), 0700, outside every working folder.
  */
-function localPassphrase(stateDir: string): string {
-  fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  const file = path.join(stateDir, LOCAL_PASSPHRASE_FILE);
+export function passphraseFolder(env: NodeJS.ProcessEnv = process.env): string {
+  const stateHome = env.XDG_STATE_HOME || path.join(os.homedir(), ".local", "state");
+  return path.join(stateHome, "pulumi-remote-browser", "passphrases");
+}
+
+/**
+ * The passphrase of the runner's private file backend: random, made on first use, and kept 0600 in the
+ * user's passphrase folder under a random name the state folder records (so a moved or copied working
+ * folder still finds it). Never beside the state it protects: the state folder sits in a working folder,
+ * which gets copied, archived and shared, and the passphrase must not travel with it; a fixed passphrase
+ * known from this package's source would open such a copy too, a random one kept elsewhere does not.
+ * A passphrase an older runner kept in the state folder is moved out on first use.
+ */
+function localPassphrase(stateDir: string, env: NodeJS.ProcessEnv): string {
+  makeStateDir(stateDir);
+  const folder = passphraseFolder(env);
+  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  fs.chmodSync(folder, 0o700);
+  const idFile = path.join(stateDir, STATE_ID_FILE);
+  const hadId = fs.existsSync(idFile);
+  const former = path.join(stateDir, FORMER_PASSPHRASE_FILE);
+  const formerText = readIfExists(former);
+  if (!hadId && formerText === undefined && hasStacks(path.join(stateDir, "backend"))) {
+    throw new PassphraseMissingError(
+      `the stacks in ${path.join(stateDir, "backend")} were made by an older version of the runner, with ` +
+        `its built-in passphrase: run once with PULUMI_CONFIG_PASSPHRASE=${OLD_BUILT_IN} to destroy them, ` +
+        `or remove the folder ${stateDir} when nothing of theirs runs any more`,
+    );
+  }
+  const file = path.join(folder, createOnce(idFile, randomBytes(16).toString("hex")));
   if (!fs.existsSync(file)) {
-    if (hasStacks(path.join(stateDir, "backend"))) {
+    if (formerText === undefined && hasStacks(path.join(stateDir, "backend"))) {
       throw new PassphraseMissingError(
-        `the stacks in ${path.join(stateDir, "backend")} were made by an older version of the runner, with ` +
-          `its built-in passphrase: run once with PULUMI_CONFIG_PASSPHRASE=${OLD_BUILT_IN} to destroy them, ` +
-          `or remove the folder ${stateDir} when nothing of theirs runs any more`,
+        `the passphrase of the stacks in ${path.join(stateDir, "backend")} is not in ${file} (made by another ` +
+          `user or machine, or removed): set PULUMI_CONFIG_PASSPHRASE to it, or put it in that file (0600)`,
       );
     }
-    // Written under another name and linked into place: two runs starting at once agree on one passphrase.
+    createOnce(file, formerText?.trim() || randomBytes(32).toString("hex"));
+  }
+  const text = fs.readFileSync(file, "utf8").trim();
+  if (text === "") throw new PassphraseMissingError(`${file} is empty; remove it together with the stacks of ${stateDir}`);
+  // Moved, not copied: only once the passphrase folder holds it.
+  if (formerText !== undefined) fs.rmSync(former, { force: true });
+  return text;
+}
+
+/**
+ * Writes `text` to `file` unless the file exists, and returns what the file holds. Written 0600 under
+ * another name and linked into place: two runs starting at once agree on one content.
+ */
+function createOnce(file: string, text: string): string {
+  if (!fs.existsSync(file)) {
     const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-    fs.writeFileSync(tmp, randomBytes(32).toString("hex"), { mode: 0o600 });
+    fs.writeFileSync(tmp, text, { mode: 0o600 });
     try {
       fs.linkSync(tmp, file);
     } catch (e) {
@@ -100,9 +147,16 @@ function localPassphrase(stateDir: string): string {
       fs.rmSync(tmp, { force: true });
     }
   }
-  const text = fs.readFileSync(file, "utf8").trim();
-  if (text === "") throw new PassphraseMissingError(`${file} is empty; remove it together with the stacks of ${stateDir}`);
-  return text;
+  return fs.readFileSync(file, "utf8").trim();
+}
+
+function readIfExists(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
 }
 
 function hasStacks(backendDir: string): boolean {

@@ -1,10 +1,14 @@
+import { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX } from "../provider/keys";
+
 /**
  * Redaction of what the engine writes while it runs. At higher log verbosity Pulumi itself prints secret
  * values in plain text: the engine logs provider configuration (`{&{{value}}}`, from -v=7) and provider
- * answers (from -v=9), and the Node.js SDK logs each resource's registration answer, secret envelope and
- * all (from -v=3). So everything the runner passes on goes through this first: the secret config values
- * it was given, any value in either of those secret encodings, anything shaped like a share link, and the
- * password of any URL (a backend URL such as postgres://user:password@host/db).
+ * answers (from -v=9, where a create's outputs show the derived idempotency key as `{prb-…}` before the
+ * engine marks it secret), and the Node.js SDK logs each resource's registration answer, secret envelope
+ * and all (from -v=3). So everything the runner passes on goes through this first: the secret config
+ * values it was given, any value in either of those secret encodings, anything shaped like a share link,
+ * a derived idempotency key (with the API key it replays its session's create, share link and all) or a
+ * Pulumi access token, and the password of any URL (a backend URL such as postgres://user:password@host/db).
  */
 const SECRET_SIG = "4dabf18193072939515e22adb298388d,,,1b47061264138c4ac30d75fd1eb44270,value,,,";
 const PATTERNS: Array<[RegExp, string]> = [
@@ -12,9 +16,22 @@ const PATTERNS: Array<[RegExp, string]> = [
   [new RegExp(`(${SECRET_SIG})[^,]*`, "g"), "$1[secret]"],
   // A share link's path: /<locale>/s?<link id>.
   [/(\/(?:en|de|fr|es|it|pt|ja)\/s\?)[A-Za-z0-9_~.%-]{6,}/g, "$1[secret]"],
+  [new RegExp(`${DERIVED_KEY_PREFIX}[0-9a-f]{${DERIVED_KEY_HEX_LENGTH}}`, "g"), `${DERIVED_KEY_PREFIX}[secret]`],
+  // A Pulumi access token (the CLI logs its request headers above -v=9; the runner caps verbosity at 9).
+  [/\bpul-[0-9a-f]{40}\b/g, "pul-[secret]"],
   // The password of a URL's user info: scheme://user:password@host.
   [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)[^\s@/]+@/gi, "$1[secret]@"],
 ];
+
+/** Names of environment variables whose values are taken for secrets (PULUMI_ACCESS_TOKEN, *_API_KEY, ...). */
+const SECRET_NAME = /KEY|SECRET|TOKEN|PASSWORD|PASSPHRASE/i;
+
+/** The values of an environment's variables whose names say they are secret, for `redactor`. */
+export function secretsOfEnvironment(env: Record<string, string | undefined>): string[] {
+  return Object.entries(env)
+    .filter(([name, value]) => SECRET_NAME.test(name) && !!value)
+    .map(([, value]) => value!);
+}
 
 export function redactor(secrets: Iterable<string>): (text: string) => string {
   const literals = [...new Set(secrets)].filter((s) => s.length >= 6).sort((a, b) => b.length - a.length);

@@ -8,6 +8,7 @@
  *   npm run demo -- --keep            leave the sessions and the emulator up until Ctrl-C, to open the viewer
  *   npm run demo -- --backend <url>   keep the stack's state there (e.g. postgres://… from scripts/postgres.sh);
  *                                     needs PULUMI_CONFIG_PASSPHRASE (or _FILE): the runner has none of its own
+ *   npm run demo -- --state-dir <dir> the stack's working folder (default .work/demo)
  *
  * The emulator's key is handed to the runner in process (runProgram), so it is on no command line.
  */
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     port: { type: "string" },
     "prep-ms": { type: "string" },
     backend: { type: "string" },
+    "state-dir": { type: "string" },
   },
 });
 
@@ -44,7 +46,7 @@ async function main(): Promise<void> {
     program: require(path.join(root, "dist", "examples", "demo", "index.js")),
     projectName: "remote-browser-demo",
     stackName: "demo",
-    workDir: path.join(root, ".work", "demo"),
+    workDir: path.resolve(root, values["state-dir"] ?? path.join(".work", "demo")),
     backendUrl: values.backend,
     config: {
       "remote-browser:baseUrl": { value: emulator.apiBaseUrl },

@@ -23,7 +23,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import type { ConfigMap } from "@pulumi/pulumi/automation";
 import { Emulator, startEmulator } from "../emulator";
-import { engineEnvironment, findPulumiBin, runProgram } from "../runner";
+import { defaultStateDir, engineEnvironment, findPulumiBin, runProgram } from "../runner";
 import type { RunOptions } from "../runner";
 
 const PROJECT = "pr-environment";
@@ -106,7 +106,7 @@ function forgetStackSettings(pr: string): void {
   fs.rmSync(path.join(workDir, `Pulumi.${stackName(pr)}.yaml`), { force: true });
 }
 
-/** The workflow's "deploy" job: refresh, then up of stack pr-<n> (created when missing). */
+/** The workflow's "deploy" job: refresh (of a stack that exists), then up of stack pr-<n> (created when missing). */
 async function deploy(pr: string, previewUrl: string, service: Service): Promise<Record<string, unknown>> {
   forgetStackSettings(pr);
   const config: ConfigMap = { prNumber: { value: pr }, previewUrl: { value: previewUrl } };
@@ -114,8 +114,11 @@ async function deploy(pr: string, previewUrl: string, service: Service): Promise
   if (values["share-language"]) config.shareLanguage = { value: values["share-language"] };
   if (values["wait-for-capacity"]) config.waitForCapacitySeconds = { value: values["wait-for-capacity"] };
   const opts = runOptions(pr, service, config);
-  heading(`pulumi refresh (stack ${opts.stackName})`);
-  await runProgram({ ...opts, action: "refresh" });
+  // The runner refreshes only a stack that exists (as `up --refresh` of the workflow's action does).
+  if (stackExists(opts.stackName)) {
+    heading(`pulumi refresh (stack ${opts.stackName})`);
+    await runProgram({ ...opts, action: "refresh" });
+  }
   heading(`pulumi up (stack ${opts.stackName})`);
   const up = await runProgram({ ...opts, action: "up" });
 
@@ -153,7 +156,7 @@ async function close(pr: string, service: Service): Promise<void> {
 /** Whether the backend lists the stack, asked of the CLI as the workflow does (`pulumi stack ls`). */
 function stackExists(name: string): boolean {
   const pulumiBin = findPulumiBin();
-  const stateDir = path.join(workDir, ".pulumi-local");
+  const stateDir = defaultStateDir(workDir);
   fs.mkdirSync(workDir, { recursive: true });
   const env = { ...process.env, ...engineEnvironment({ pulumiBin, stateDir, workDir: root }) };
   // --all lists the stacks of every project, named <organization>/<project>/<stack>.

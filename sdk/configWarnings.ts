@@ -1,17 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
-import { CONFIG_NAMESPACE } from "../provider/config";
+import { CONFIG_NAMESPACE, SECRET_SETTINGS } from "../provider/config";
 
-/**
- * Settings that are credentials and belong in the stack's config only as secrets. Set as plain config,
- * they sit in clear text in `Pulumi.<stack>.yaml` and, since the engine records the stack's config as the
- * dynamic provider's settings, in the state.
- *
- * Only the program can tell: the dynamic provider's `configure` receives the config with every secret
- * already unwrapped (`@pulumi/pulumi`'s dynamic provider host unwraps them before calling it, and answers
- * the engine that it does not accept secrets), so a plain value and a secret one look the same there.
- * The program's runtime knows which keys are secret (`pulumi.runtime.isConfigSecret`).
+/*
+ * The credentials among the settings (SECRET_SETTINGS) are checked here, by the program: the dynamic
+ * provider's `configure` receives the config with every secret already unwrapped (`@pulumi/pulumi`'s
+ * dynamic provider host unwraps them before calling it, and answers the engine that it does not accept
+ * secrets), so a plain value and a secret one look the same there. The program's runtime knows which keys
+ * are secret (`pulumi.runtime.isConfigSecret`).
  */
-const SECRET_SETTINGS = ["apiKey", "idempotencySecret"] as const;
 
 let checked = false;
 

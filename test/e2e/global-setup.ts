@@ -19,6 +19,9 @@ export default function setup(project: TestProject): () => Promise<void> {
     execFileSync("bash", [path.join(root, "scripts", "engine.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
 
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-e2e-"));
+  // The runner keeps its private backends' passphrases in the user's state folder: the suite's stay in its
+  // own, removed with the rest, never in the home folder of whoever runs the tests (inherited by the workers).
+  process.env.XDG_STATE_HOME = path.join(base, "user-state");
   buildIfStale();
   const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", base], { cwd: root, encoding: "utf8" })
     .trim()

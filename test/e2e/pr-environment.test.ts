@@ -28,10 +28,13 @@ function freshCheckout(stack: E2EStack): void {
   fs.rmSync(path.join(stack.workDir, `Pulumi.${stack.name}.yaml`), { force: true });
 }
 
-/** The workflow's deploy job: refresh, then up with the pull request's settings. */
+/**
+ * The workflow's deploy job: refresh, then up with the pull request's settings. The runner refreshes only
+ * a stack that exists (it never creates one for a refresh), as the workflow's `up` with `refresh: true`.
+ */
 async function deploy(stack: E2EStack, config: Record<string, string>): Promise<RunResult> {
   freshCheckout(stack);
-  await stack.run("refresh");
+  if (await listed(stack)) await stack.run("refresh");
   return stack.run("up", { program: PROGRAM, config });
 }
 

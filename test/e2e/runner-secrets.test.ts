@@ -4,6 +4,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { withStack } from "./harness";
+import { runRunner, watchDescendants } from "./processes";
+import { passphraseFolder } from "../../runner/passphrase";
 
 /**
  * The runner and every process it starts, watched from outside: a wrapper around `pulumi` records the
@@ -39,56 +41,6 @@ const calls = () =>
     .filter(Boolean)
     .map((c) => c.split("\x1f").filter(Boolean));
 
-/**
- * Polls the command lines of every descendant of `root` until `stop` resolves, keeping each one seen: a
- * process that execs (the `pulumi` wrapper) shows two in turn, and one that has ended but is not yet
- * reaped shows an empty one, which must not hide what it showed while it ran.
- */
-async function watchDescendants(root: number, stop: Promise<unknown>): Promise<Set<string>> {
-  const seen = new Set<string>();
-  let done = false;
-  void stop.finally(() => (done = true));
-  while (!done) {
-    const parent = new Map<number, number>();
-    for (const name of fs.readdirSync("/proc")) {
-      if (!/^\d+$/.test(name)) continue;
-      try {
-        const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
-        parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-      } catch {
-        // ended while we looked
-      }
-    }
-    for (const [pid] of parent) {
-      let p: number | undefined = pid;
-      while (p !== undefined && p > 1 && p !== root) p = parent.get(p);
-      if (p !== root && pid !== root) continue;
-      try {
-        const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
-        if (cmdline) seen.add(cmdline);
-      } catch {
-        // ended while we looked
-      }
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return seen;
-}
-
-/** Runs the installed runner CLI directly, with exactly the environment given. */
-function runRunner(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
-  const { projectDir } = inject("e2e");
-  const cli = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe("the runner keeps secrets off every command line", () => {
   it("sets secret config through standard input: the key is in no argument of any process it starts", async () => {
     await withStack(
@@ -113,7 +65,12 @@ describe("the runner keeps secrets off every command line", () => {
         // refresh: the key from a file only its owner reads (--secrets-file).
         const secrets = path.join(stack.workDir, "secrets.json");
         fs.writeFileSync(secrets, JSON.stringify({ "remote-browser:apiKey": key }), { mode: 0o600 });
-        await watch("refresh", { apiKey: null, extraArgs: ["--secrets-file", secrets] });
+        // Verbosity above 9 is capped: there the CLI logs its HTTP requests' headers, a Pulumi Cloud token among them.
+        const callsBefore = calls().length;
+        const refresh = await watch("refresh", { apiKey: null, extraArgs: ["--secrets-file", secrets, "--verbose", "11"] });
+        expect(refresh.stderr).toContain("runner: log verbosity 11 capped at 9");
+        const refreshCall = calls().slice(callsBefore).find((c) => c[0] === "refresh");
+        expect(refreshCall?.slice(refreshCall.indexOf("--verbose"), refreshCall.indexOf("--verbose") + 2)).toEqual(["--verbose", "9"]);
 
         await watch("destroy", {});
         expect(stack.emulator.control.books().neverEnded).toBe(0);
@@ -146,12 +103,23 @@ describe("the runner keeps secrets off every command line", () => {
         expect(refused.code).toBe(2);
         expect(refused.stderr).toMatch(/--secret key=value puts the secret on the command line.*--secret-env key=ENV_VAR.*--secrets-file/);
 
+        // A credential as plain --config: on the command line too, and in clear text in the stack's config.
+        for (const setting of ["apiKey", "idempotencySecret"]) {
+          const plain = await stack.start("up", { apiKey: null, extraArgs: ["--config", `remote-browser:${setting}=${stack.emulator.apiKey}`] }).done;
+          expect(plain.code, plain.stderr).toBe(2);
+          expect(plain.stderr).toContain(
+            `--config remote-browser:${setting}=... puts a credential on the command line, where any local user can read it, ` +
+              `and in the stack's config in clear text; use --secret-env remote-browser:${setting}=ENV_VAR or --secrets-file <file.json> instead`,
+          );
+          expect(plain.stderr).not.toContain(stack.emulator.apiKey);
+        }
+
         const open = path.join(stack.workDir, "open-secrets.json");
         fs.writeFileSync(open, JSON.stringify({ "remote-browser:apiKey": stack.emulator.apiKey }), { mode: 0o644 });
         fs.chmodSync(open, 0o644);
         const wide = await stack.start("up", { apiKey: null, extraArgs: ["--secrets-file", open] }).done;
         expect(wide.code).toBe(2);
-        expect(wide.stderr).toContain(`readable by others (mode 644); make it private first: chmod 600 ${open}`);
+        expect(wide.stderr).toContain(`open to other users (mode 644); make it private first: chmod 600 ${open}`);
 
         const unset = await stack.start("up", { apiKey: null, extraArgs: ["--secret-env", "remote-browser:apiKey=PRB_NOT_SET_ANYWHERE"] }).done;
         expect(unset.code).toBe(2);
@@ -231,12 +199,13 @@ describe("the runner has no passphrase of its own for a backend others can read"
     }
   });
 
-  it("keeps the private file backend's random passphrase 0600 in a 0700 folder", async () => {
+  it("keeps the private file backend's random passphrase out of the state folder, 0600 in the user's 0700 folder", async () => {
     await withStack("trivial.js", async (stack) => {
       await stack.run("up");
       const stateDir = path.join(stack.workDir, ".pulumi-local");
       expect(fs.statSync(stateDir).mode & 0o777).toBe(0o700);
-      const file = path.join(stateDir, "passphrase");
+      expect(fs.existsSync(path.join(stateDir, "passphrase"))).toBe(false);
+      const file = path.join(passphraseFolder(), fs.readFileSync(path.join(stateDir, "id"), "utf8").trim());
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
       expect(fs.readFileSync(file, "utf8")).toMatch(/^[0-9a-f]{64}$/);
       // The stack's secrets do not open with the passphrase older versions had built in.

@@ -54,7 +54,10 @@ it("refreshes, previews without changes, updates in place and destroys a stack r
 
       // A fresh stack with the recorded state. The state names the service address it was made with (the
       // default provider's recorded settings, used by refresh); here the same service has another port.
-      await stack.run("outputs");
+      // The runner creates a stack only for up and preview: this one is made empty, to import into.
+      fs.writeFileSync(path.join(stack.workDir, "Pulumi.yaml"), "name: e2e\nruntime: nodejs\n");
+      const created = await stack.cli(["stack", "init"]);
+      expect(created.code, created.stderr).toBe(0);
       const state = fixture(UPGRADE_STATE_FILE).split(recorded.apiBaseUrl).join(stack.emulator.apiBaseUrl);
       expect(state).not.toContain(UPGRADE_API_KEY);
       const stateFile = path.join(stack.workDir, "recorded-state.json");

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CommandError } from "@pulumi/pulumi/automation";
-import { credentialsOf, redactError, redactor } from "../../runner/redact";
+import { generationKey, successorKey } from "../../provider/keys";
+import { credentialsOf, redactError, redactor, secretsOfEnvironment } from "../../runner/redact";
 
 const KEY = "rb_test_0123456789abcdef0123456789abcdef";
 const URL_WITH_PASSWORD = "postgres://pulumi:s3cr%40t-pass@db.example.test:5432/pulumi?sslmode=disable";
@@ -41,5 +42,37 @@ describe("redaction of what the runner passes on", () => {
     expect(seen).not.toContain(KEY);
     expect(seen).not.toContain("s3cr%40t-pass");
     expect(seen).toContain("[secret]");
+  });
+
+  it("removes derived idempotency keys however the engine prints them: property maps, JSON, escaped JSON, events", () => {
+    const key = generationKey("urn:pulumi:dev::e2e::remote-browser:index:BrowserSession::pr", undefined, { browser: "chrome" });
+    const next = successorKey(key, 3);
+    const keyed = generationKey("seed", key, { browser: "firefox" }, "a-stack-secret-of-16+");
+    const texts = [
+      // -v=9: the engine's log of a create's outputs, before it marks them secret.
+      `I0101 provider.go:1234] Create outputs: map[__idempotencyKey:{${key}} vmId:{vm-1}]`,
+      `RegisterResource(...): __idempotencyKey={${next}},vmId={vm-1}`,
+      JSON.stringify({ outputs: { __idempotencyKey: keyed } }),
+      JSON.stringify(JSON.stringify({ __idempotencyKey: key })),
+      JSON.stringify({ diagnosticEvent: { message: `adopted the session started under ${key}`, severity: "debug" } }),
+    ];
+    const redact = redactor([]);
+    for (const text of texts) {
+      const out = redact(text);
+      for (const k of [key, next, keyed]) expect(out, text).not.toContain(k.slice(4));
+      expect(out, text).toContain("prb-[secret]");
+    }
+    // What is not a derived key stays: a vmId, a short prb- word, a user's own idempotency key.
+    expect(redact("vm-1 prb-abc my-own-key-123")).toBe("vm-1 prb-abc my-own-key-123");
+  });
+
+  it("removes a Pulumi access token, by shape and by the value of any secret-named variable of the environment", () => {
+    const token = `pul-${"0123456789abcdef".repeat(2)}01234567`;
+    expect(redactor([])(`Authorization: [token ${token}]`)).toBe("Authorization: [token pul-[secret]]");
+    const env = { PULUMI_ACCESS_TOKEN: "an-odd-token-from-a-self-hosted-cloud", REMOTE_BROWSER_IDEMPOTENCY_SECRET: "0123456789abcdef", PATH: "/usr/bin", EMPTY_KEY: "" };
+    expect(secretsOfEnvironment(env).sort()).toEqual(["0123456789abcdef", "an-odd-token-from-a-self-hosted-cloud"]);
+    expect(redactor(secretsOfEnvironment(env))("headers=map[Authorization:[token an-odd-token-from-a-self-hosted-cloud]]")).toBe(
+      "headers=map[Authorization:[token [secret]]]",
+    );
   });
 });
