@@ -1,5 +1,6 @@
 import { ChildProcess, execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -26,6 +27,8 @@ let emu: Emulator;
 let plugin: ChildProcess;
 let client: any;
 let stderr = "";
+/** Stands in for the engine's address: the plugin exits when that address refuses connections. */
+let engine: net.Server;
 
 /** One unary call; rejects with the gRPC error. */
 function call<T = any>(method: string, req: unknown): Promise<T> {
@@ -35,7 +38,10 @@ function call<T = any>(method: string, req: unknown): Promise<T> {
 beforeAll(async () => {
   if (!fs.existsSync(path.join(root, "dist", "native", "server.js"))) execFileSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root, stdio: "ignore" });
   emu = await startEmulator({ prepMs: 50, prepJitterMs: 0 });
-  plugin = spawn(path.join(root, "bin", "pulumi-resource-remote-browser"), ["127.0.0.1:9"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, REMOTE_BROWSER_API_KEY: "" } });
+  engine = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
+  const engineAddress = `127.0.0.1:${(engine.address() as net.AddressInfo).port}`;
+  plugin = spawn(path.join(root, "bin", "pulumi-resource-remote-browser"), [engineAddress], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, REMOTE_BROWSER_API_KEY: "" } });
   plugin.stderr!.on("data", (d) => (stderr += d));
   const port = await new Promise<string>((resolve, reject) => {
     let out = "";
@@ -56,6 +62,7 @@ afterAll(async () => {
   client?.close();
   plugin?.kill("SIGKILL");
   await emu?.close();
+  engine?.close();
 });
 
 beforeEach(() => {
@@ -159,4 +166,22 @@ describe("the data sources over gRPC", () => {
     const refused = await call("invoke", req);
     expect(refused.getFailuresList().map((f: any) => f.getProperty())).toEqual(["browser"]);
   });
+});
+
+describe("the plugin's life", () => {
+  it("exits by itself once its engine's address refuses connections (a killed pulumi up)", async () => {
+    const own = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => own.listen(0, "127.0.0.1", resolve));
+    const child = spawn(path.join(root, "bin", "pulumi-resource-remote-browser"), [`127.0.0.1:${(own.address() as net.AddressInfo).port}`], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    await new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
+    expect(child.exitCode).toBeNull();
+    await new Promise<void>((resolve) => own.close(() => resolve()));
+    // Bounded only against a hang: the plugin probes about once a second.
+    const code = await Promise.race([exited, new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), 30_000))]);
+    if (code === "hung") child.kill("SIGKILL");
+    expect(code).toBe(0);
+  }, 60_000);
 });
