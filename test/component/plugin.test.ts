@@ -1,5 +1,6 @@
 import { ChildProcess, execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
@@ -49,7 +50,13 @@ async function schemaFrom(command: string, args: string[], cwd: string): Promise
 }
 
 let served: any;
+/** Stands in for the engine's address, which the plugin watches: it exits once the address refuses connections. */
+let engine: net.Server;
+let engineAddress: string;
 beforeAll(async () => {
+  engine = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
+  engineAddress = `127.0.0.1:${(engine.address() as net.AddressInfo).port}`;
   if (!fs.existsSync(path.join(root, "dist", "component", "host.js"))) {
     execFileSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root, stdio: "ignore" });
   }
@@ -60,7 +67,7 @@ describe("the plugin executable", () => {
   it("bin/pulumi-resource-remote-browser serves the schema, and prints only its port first", async () => {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "prb-plugin-"));
     try {
-      const { schema, firstLine } = await schemaFrom(path.join(root, "bin", "pulumi-resource-remote-browser"), ["127.0.0.1:9"], cwd);
+      const { schema, firstLine } = await schemaFrom(path.join(root, "bin", "pulumi-resource-remote-browser"), [engineAddress], cwd);
       expect(firstLine).toMatch(/^\d+$/);
       expect(schema).toEqual(served);
     } finally {
@@ -85,7 +92,7 @@ describe("the Node.js language host's way in", () => {
       const program = path.join(base, "program");
       fs.mkdirSync(program);
       const runPlugin = require.resolve("@pulumi/pulumi/cmd/run-plugin");
-      const { schema, firstLine } = await schemaFrom(process.execPath, [runPlugin, checkout, "127.0.0.1:9"], program);
+      const { schema, firstLine } = await schemaFrom(process.execPath, [runPlugin, checkout, engineAddress], program);
       expect(firstLine).toMatch(/^\d+$/);
       expect(schema).toEqual(served);
     } finally {
@@ -106,7 +113,8 @@ describe("the provider's construct", () => {
 
 describe("where the sessions' dynamic provider runs", () => {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-dynprov-"));
-  afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+  afterAll(() => engine?.close());
+afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
   const install = (dir: string, name: string) => {
     fs.mkdirSync(path.join(dir, "node_modules", name), { recursive: true });
     fs.writeFileSync(path.join(dir, "node_modules", name, "package.json"), JSON.stringify({ name }));
