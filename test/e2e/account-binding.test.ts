@@ -1,3 +1,5 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { expect, it } from "vitest";
 import { RunFailed, withStack } from "./harness";
 import type { E2EStack } from "./harness";
@@ -61,7 +63,13 @@ it("keeps a session in the stack when switched to the key of an account whose co
 
 it("warns when the API key is set as plain (non-secret) stack config", async () => {
   await withStack("sessions.js", async (stack) => {
-    const up = await stack.run("up", { apiKey: null, config: { "remote-browser:apiKey": stack.emulator.apiKey } });
+    // The runner refuses a credential as plain --config; a user's `pulumi config set` without --secret
+    // (the value on standard input) is how plain config gets there.
+    await stack.run("up");
+    const set = await stack.cli(["config", "set", "remote-browser:apiKey"], stack.emulator.apiKey);
+    expect(set.code, set.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(stack.workDir, `Pulumi.${stack.name}.yaml`), "utf8")).toContain(`remote-browser:apiKey: ${stack.emulator.apiKey}`);
+    const up = await stack.run("up", { apiKey: null });
     expect(up.stdout + up.stderr).toContain("remote-browser:apiKey is set as plain (non-secret) stack config");
     expect(up.stdout + up.stderr).toContain("pulumi config set --secret remote-browser:apiKey");
   });
