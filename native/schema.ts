@@ -46,6 +46,8 @@ const int = (description: string): PropertySpec => ({ type: "integer", descripti
 const bool = (description: string): PropertySpec => ({ type: "boolean", description });
 const ref = (type: string, description: string): PropertySpec => ({ $ref: `#/types/remote-browser:index:${type}`, description });
 const list = (items: PropertySpec, description: string): PropertySpec => ({ type: "array", items, description });
+/** An array's items: a type only (the engine drops descriptions there). */
+const of = (type: string): PropertySpec => ({ $ref: `#/types/remote-browser:index:${type}` });
 
 const METER = {
   runningSessionLimit: int("Maximum simultaneous sessions."),
@@ -75,7 +77,7 @@ const types = {
       code: str("Country code; valid as `country`."),
       name: str("Country name."),
       defaultCity: str("Code of the country's default city."),
-      cities: list(ref("City", "A city."), "The country's cities."),
+      cities: list(of("City"), "The country's cities."),
     },
     ["code", "name", "defaultCity", "cities"],
   ),
@@ -111,13 +113,13 @@ const types = {
 const functions = {
   "remote-browser:index:getImages": {
     description: "The service's browser images. Needs no API key.",
-    outputs: { properties: { images: list(ref("Image", "An image."), "The browser images.") }, required: ["images"] },
+    outputs: { properties: { images: list(of("Image"), "The browser images.") }, required: ["images"] },
   },
   "remote-browser:index:getLocations": {
     description: "The exit locations (countries with their cities) and the residential descriptor. Needs no API key.",
     outputs: {
       properties: {
-        locations: list(ref("Location", "A location."), "The exit locations."),
+        locations: list(of("Location"), "The exit locations."),
         residential: ref("Residential", "The residential descriptor."),
       },
       required: ["locations", "residential"],
@@ -129,7 +131,7 @@ const functions = {
       properties: {
         ...METER,
         hasPlan: bool("Whether the account has a plan."),
-        pools: list(ref("UsagePool", "A pool."), "One per subscription behind the totals (empty with API version 7)."),
+        pools: list(of("UsagePool"), "One per subscription behind the totals (empty with API version 7)."),
         meter: str("`sessions` for the session meter; `credits` for an API version 7 credit plan, whose running fields come from its concurrency."),
         credits: ref("CreditUsage", "The credit meter of an API version 7 credit plan."),
       },
