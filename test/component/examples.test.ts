@@ -2,23 +2,26 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PackageSchema, PropertySpec, SCHEMA_FILE } from "../../component/packageSchema";
+import { PackageSchema, PropertySpec, SCHEMA_FILE, withNativeSchema } from "../../component/packageSchema";
 
 /**
- * The YAML and Python examples, checked against the schema the plugin serves: every property they set
- * exists with a value of its type, every required input is set, and every output they read exists.
- * Both also run under the engine: the YAML one with the plain CLI and the YAML language host in
- * test/e2e/yaml-cli.test.ts, the Python one in test/e2e/component.test.ts.
+ * The YAML and Python examples, and the YAML test program of ReviewSessions, checked against the schema
+ * the plugin serves (the components' part and the native part): every property they set exists with a
+ * value of its type, every required input is set, every output they read exists, and every function they
+ * invoke is served with the field they take from it. All of them also run under the engine: the YAML ones
+ * with the plain CLI and the YAML language host in test/e2e/yaml-cli.test.ts, the Python one in
+ * test/e2e/component.test.ts.
  */
 const root = path.resolve(__dirname, "..", "..");
-const TYPE = "remote-browser:index:ReviewSessions";
+const REVIEW_SESSIONS = "remote-browser:index:ReviewSessions";
+const BROWSER_SESSION = "remote-browser:index:BrowserSession";
 // js-yaml comes with @pulumi/pulumi.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const yaml: { load(text: string): unknown } = require("js-yaml");
 
 let schema: PackageSchema;
 beforeAll(() => {
-  schema = JSON.parse(fs.readFileSync(path.join(root, SCHEMA_FILE), "utf8"));
+  schema = withNativeSchema(JSON.parse(fs.readFileSync(path.join(root, SCHEMA_FILE), "utf8")));
 });
 
 /** What a value written in a program is, as far as its text tells. */
@@ -49,9 +52,10 @@ function mismatch(spec: PropertySpec, v: Value, where: string): string[] {
   return v.kind === spec.type ? [] : [`${where}: expected ${spec.type}, got ${v.kind}`];
 }
 
-/** The problems of a use of the component: the inputs it sets, and the outputs it reads. */
-function problemsOf(inputs: Record<string, Value>, outputsRead: string[]): string[] {
-  const resource = schema.resources[TYPE];
+/** The problems of a use of the resource `type`: the inputs it sets, and the outputs it reads. */
+function problemsOf(inputs: Record<string, Value>, outputsRead: string[], type = REVIEW_SESSIONS): string[] {
+  const resource = schema.resources[type];
+  if (!resource) return [`${type} is not in the schema`];
   const problems: string[] = [];
   for (const [name, v] of Object.entries(inputs)) {
     const spec = resource.inputProperties[name];
@@ -72,32 +76,39 @@ function yamlValue(v: unknown): Value {
 
 const camel = (snake: string) => snake.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
-describe("the YAML example (examples/yaml-review)", () => {
-  const dir = path.join(root, "examples", "yaml-review");
-  const project = yaml.load(fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8")) as {
-    runtime: string;
-    config?: Record<string, unknown>;
-    resources: Record<string, { type: string; properties?: Record<string, unknown> }>;
-    outputs?: Record<string, unknown>;
-  };
+interface YamlProgram {
+  runtime: string;
+  config?: Record<string, unknown>;
+  variables?: Record<string, unknown>;
+  resources: Record<string, { type: string; properties?: Record<string, unknown> }>;
+  outputs?: Record<string, unknown>;
+}
 
-  it("is a YAML program that uses ReviewSessions with inputs of the schema's names and types", () => {
-    expect(project.runtime).toBe("yaml");
-    const uses = Object.entries(project.resources).filter(([, r]) => [TYPE, "remote-browser:ReviewSessions"].includes(r.type));
-    expect(uses.length).toBeGreaterThan(0);
-    for (const [name, r] of uses) {
-      const inputs = Object.fromEntries(Object.entries(r.properties ?? {}).map(([k, v]) => [k, yamlValue(v)]));
-      // Outputs read anywhere in the program: ${name.output...}
-      const text = JSON.stringify(project);
-      const read = [...text.matchAll(new RegExp(`\\$\\{${name}\\.([A-Za-z0-9_]+)`, "g"))].map((m) => m[1]!);
-      expect(read.length).toBeGreaterThan(0);
-      expect(problemsOf(inputs, read), name).toEqual([]);
-    }
+const loadProgram = (dir: string) => yaml.load(fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8")) as YamlProgram;
+
+/** The problems of every use of `type` in a YAML program (the short form `remote-browser:<Type>` included). */
+function yamlUses(project: YamlProgram, type: string): { count: number; problems: string[] } {
+  const uses = Object.entries(project.resources).filter(([, r]) => [type, type.replace(":index:", ":")].includes(r.type));
+  const text = JSON.stringify(project);
+  const problems = uses.flatMap(([name, r]) => {
+    const inputs = Object.fromEntries(Object.entries(r.properties ?? {}).map(([k, v]) => [k, yamlValue(v)]));
+    // Outputs read anywhere in the program: ${name.output...}
+    const read = [...text.matchAll(new RegExp(`\\$\\{${name}\\.([A-Za-z0-9_]+)`, "g"))].map((m) => m[1]!);
+    if (read.length === 0) return [`${name}: no output of it is read`];
+    return problemsOf(inputs, read, type).map((p) => `${name}: ${p}`);
   });
+  return { count: uses.length, problems };
+}
+
+/** The YAML program's rules that hold for every YAML program of the repository. */
+function yamlProgramRules(dir: string) {
+  const project = loadProgram(dir);
 
   it("reads only config it declares", () => {
-    const text = JSON.stringify(project.resources);
-    for (const [, key] of text.matchAll(/\$\{([A-Za-z0-9_]+)\}/g)) expect(Object.keys(project.config ?? {})).toContain(key);
+    const text = JSON.stringify({ resources: project.resources, variables: project.variables });
+    for (const [, key] of text.matchAll(/\$\{([A-Za-z0-9_]+)\}/g)) {
+      expect([...Object.keys(project.config ?? {}), ...Object.keys(project.variables ?? {}), ...Object.keys(project.resources)]).toContain(key);
+    }
   });
 
   it("declares its config only with keys the YAML language host reads (no warning at every run)", () => {
@@ -109,12 +120,57 @@ describe("the YAML example (examples/yaml-review)", () => {
     }
   });
 
-  it("installs what the sessions' dynamic provider loads from the program's folder", () => {
+  it("installs the package with its plugin, and the @pulumi/pulumi the plugin runs on", () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
     expect(Object.keys(manifest.dependencies).sort()).toEqual(["@pulumi/pulumi", "pulumi-remote-browser"]);
   });
+  return project;
+}
 
-  it("the check itself catches a wrong name, a wrong type and a missing required input", () => {
+describe("the YAML example (examples/yaml-review)", () => {
+  const project = yamlProgramRules(path.join(root, "examples", "yaml-review"));
+
+  it("is a YAML program that declares BrowserSession with inputs of the schema's names and types", () => {
+    expect(project.runtime).toBe("yaml");
+    const { count, problems } = yamlUses(project, BROWSER_SESSION);
+    expect(count).toBeGreaterThan(1);
+    expect(problems).toEqual([]);
+  });
+
+  it("invokes getImages and getUsage, functions the plugin serves, and reads fields they return", () => {
+    const invokes = Object.entries(project.variables ?? {}).map(([name, v]) => ({
+      name,
+      ...(v as { "fn::invoke": { function: string; return?: string } })["fn::invoke"],
+    }));
+    expect(invokes.map((i) => i.function).sort()).toEqual(["remote-browser:index:getImages", "remote-browser:index:getUsage"]);
+    const functions = schema.functions as Record<string, { outputs: { properties: Record<string, unknown> } }>;
+    const text = JSON.stringify(project.outputs);
+    for (const i of invokes) {
+      const fields = Object.keys(functions[i.function]?.outputs.properties ?? {});
+      expect(fields.length, `${i.function} is served`).toBeGreaterThan(0);
+      if (i.return) expect(fields).toContain(i.return);
+      // Fields read of the whole answer: ${name.field}
+      for (const [, field] of text.matchAll(new RegExp(`\\$\\{${i.name}\\.([A-Za-z0-9_]+)`, "g"))) {
+        expect(i.return, `${i.name} is read by field, so it returns the whole answer`).toBeUndefined();
+        expect(fields).toContain(field);
+      }
+    }
+  });
+});
+
+describe("the YAML program of ReviewSessions (test/e2e/programs/yaml-review-sessions)", () => {
+  const project = yamlProgramRules(path.join(root, "test", "e2e", "programs", "yaml-review-sessions"));
+
+  it("is a YAML program that uses ReviewSessions with inputs of the schema's names and types", () => {
+    expect(project.runtime).toBe("yaml");
+    const { count, problems } = yamlUses(project, REVIEW_SESSIONS);
+    expect(count).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe("the schema check itself", () => {
+  it("catches a wrong name, a wrong type and a missing required input", () => {
     expect(problemsOf({ browsers: { kind: "string", value: "chrome" }, shareLanguage: { kind: "string", value: "xx" } }, ["shareUrl"])).toEqual([
       "browsers: expected a list, got string",
       "shareLanguage: {\"kind\":\"string\",\"value\":\"xx\"} is not one of remote-browser:index:ShareLanguage",
@@ -123,6 +179,11 @@ describe("the YAML example (examples/yaml-review)", () => {
     ]);
     expect(problemsOf({ browsers: { kind: "list", items: [{ kind: "string" }] }, url: { kind: "string" }, urls: { kind: "string" } }, [])).toEqual([
       "input urls is not in the schema",
+    ]);
+    expect(problemsOf({ url: { kind: "string" }, readyTimeoutSeconds: { kind: "string" } }, ["shareUrls"], BROWSER_SESSION)).toEqual([
+      "readyTimeoutSeconds: expected number, got string",
+      "required input browser is not set",
+      "output shareUrls is not in the schema",
     ]);
   });
 });
