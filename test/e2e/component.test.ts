@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { deriveSchema, PackageSchema, withNativeSchema } from "../../component/packageSchema";
 import { startEmulator } from "../../emulator";
+import { run, sdkgen } from "./sdkgen";
 import { engineEnvironment } from "../../runner/environment";
 import { RunFailed, withStack } from "./harness";
 
@@ -17,6 +17,7 @@ import { RunFailed, withStack } from "./harness";
  */
 const root = path.resolve(__dirname, "..", "..");
 const TYPE = "remote-browser:index:ReviewSessions";
+const NATIVE_TYPE = "remote-browser:index:BrowserSession";
 
 function pluginDir(): string {
   const { projectDir } = inject("e2e");
@@ -29,14 +30,6 @@ function pluginDir(): string {
 }
 
 /** Runs a command; resolves with its stdout, rejects with its stderr and stdout. */
-function run(command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile(command, args, { ...opts, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`${command} ${args.join(" ")} failed: ${err.message}\n${stderr}\n${stdout.slice(-4000)}`)) : resolve(stdout),
-    ),
-  );
-}
-
 /** A schema as the CLI prints it: bound and written again, without the analyzer's own `optional` marks. */
 function comparable(schema: PackageSchema): unknown {
   const strip = (v: unknown): unknown =>
@@ -151,7 +144,7 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
   // the schema the installed plugin serves. Needs python3 with venv, Go (as the engine build does) and
   // PyPI for the `pulumi` Python package; scripts/python-venv.sh installs python3-venv when it is missing
   // (or fails naming the command) and keeps the virtualenv in a cache outside the repository.
-  it("the Python example runs: up starts its sessions, preview shows no change, destroy ends them", async () => {
+  it("the Python example runs through the generated SDK: native sessions up, no change at preview and refresh, get by id, destroy; and ReviewSessions from Python", async () => {
     const { projectDir, pulumiBin } = inject("e2e");
     const dir = pluginDir();
     const programs = path.join(__dirname, "programs", "component-python");
@@ -171,43 +164,30 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
     fs.mkdirSync(path.join(pulumiRoot, "bin"), { recursive: true });
     fs.symlinkSync(pulumiBin, path.join(pulumiRoot, "bin", "pulumi"));
 
-    // The code generator, built once per source and module set (the engine's go.sum pins the modules).
-    const gen = fs.readFileSync(path.join(programs, "sdkgen.go"));
-    const sum = fs.readFileSync(path.join(root, "engine", "go.sum"));
-    const cache = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-remote-browser");
-    const sdkgen = path.join(cache, `sdkgen-${createHash("sha256").update(gen).update(sum).digest("hex").slice(0, 16)}`);
-    if (!fs.existsSync(sdkgen)) {
-      const mod = path.join(base, "sdkgen");
-      fs.mkdirSync(mod);
-      fs.writeFileSync(path.join(mod, "go.mod"), fs.readFileSync(path.join(root, "engine", "go.mod"), "utf8").replace(/^module .*$/m, "module sdkgen"));
-      fs.writeFileSync(path.join(mod, "go.sum"), sum);
-      fs.writeFileSync(path.join(mod, "main.go"), gen);
-      fs.mkdirSync(cache, { recursive: true });
-      const tmp = `${sdkgen}.tmp-${process.pid}`;
-      await run("go", ["build", "-o", tmp, "."], { cwd: mod, env: { ...process.env, GOFLAGS: "-mod=mod" } });
-      fs.renameSync(tmp, sdkgen); // atomic: a parallel run builds its own and renames over the same
-    }
+    const generator = await sdkgen(base);
 
-    let up: Record<string, any> | undefined;
     let venv = "";
-    const act = async (action: string) => {
-      const request = path.join(base, `${action}.json`);
-      const resultFile = path.join(base, `${action}-result.json`);
+    const reviewSessions = path.join(programs, "review-sessions");
+    const getSession = path.join(programs, "get-session");
+    const act = async (action: string, program = example, stack = "dev", config: Record<string, [string, boolean]> = {}) => {
+      const request = path.join(base, `${stack}-${action}.json`);
+      const resultFile = path.join(base, `${stack}-${action}-result.json`);
       // The request holds the key: a file only its owner reads.
       fs.writeFileSync(
         request,
         JSON.stringify({
-          example,
+          example: program,
           workDir,
           action,
           project: "python-review",
-          stack: "dev",
+          stack,
           pulumiRoot,
           env: Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("PULUMI_") || k === "PATH")),
           config: {
             "remote-browser:baseUrl": [emulator.apiBaseUrl, false],
             "remote-browser:apiKey": [emulator.apiKey, true],
             previewUrl: ["https://pr-9.preview.example.com/", false],
+            ...config,
           },
           resultFile,
         }),
@@ -216,11 +196,12 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
       const stdout = await run(path.join(venv, "bin", "python"), [path.join(programs, "run.py"), request], { cwd: workDir, env: { ...env, PYTHONDONTWRITEBYTECODE: "1" } });
       return { ...JSON.parse(fs.readFileSync(resultFile, "utf8")), stdout };
     };
+    const exportOf = (stack: string) => run(pulumiBin, ["stack", "export", "--stack", stack, "--non-interactive"], { cwd: workDir, env });
     try {
       // The SDK from the schema the installed plugin serves, into a virtualenv with the Python SDK.
       const schemaFile = path.join(base, "schema.json");
       fs.writeFileSync(schemaFile, await run(pulumiBin, ["package", "get-schema", path.join(dir, "pulumi-resource-remote-browser")], { cwd: workDir, env }));
-      await run(sdkgen, [schemaFile, path.join(base, "sdk")]);
+      await run(generator, [schemaFile, path.join(base, "sdk"), "python"]);
       // The SDK's dependencies (its setup.py's install_requires, the pulumi pin aside) and its build tools in
       // the cached virtualenv; the SDK itself, generated afresh each run, is installed into a folder of this
       // run (it reads its own package metadata) that is put on PYTHONPATH.
@@ -233,9 +214,10 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
       await run(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", site, path.join(base, "sdk")]);
       env.PYTHONPATH = site;
 
-      up = await act("up");
+      // The example: native BrowserSessions, and get_images / get_usage, through the generated SDK.
+      const up = await act("up");
       expect(up.stdout).toContain(`using pulumi-resource-remote-browser from $PATH at ${path.join(dir, "pulumi-resource-remote-browser")}`);
-      expect(up.changes).toEqual({ create: 4 });
+      expect(up.changes).toEqual({ create: 3 });
       const sessions = emulator.control.sessions();
       expect(sessions.map((s) => s.browser).sort()).toEqual(["chrome", "firefox"]);
       for (const s of sessions) {
@@ -245,6 +227,7 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
       }
       const byBrowser = Object.fromEntries(sessions.map((s) => [s.browser, s]));
       expect(up.outputs.session_ids).toEqual({ value: { chrome: byBrowser.chrome.vmId, firefox: byBrowser.firefox.vmId }, secret: false });
+      expect(up.outputs.browser_names).toEqual({ value: { chrome: "Google Chrome", firefox: "Mozilla Firefox" }, secret: false });
       expect(up.outputs.share_urls).toEqual({
         value: {
           chrome: `${emulator.shareBase}/de/s?${byBrowser.chrome.linkId}`,
@@ -253,16 +236,47 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
         secret: true,
       });
       expect(up.stdout).not.toContain(byBrowser.chrome.linkId);
-      const exported = await run(pulumiBin, ["stack", "export", "--stack", "dev", "--non-interactive"], { cwd: workDir, env });
-      const component = JSON.parse(exported).deployment.resources.find((r: any) => r.type === TYPE);
-      expect(component.outputs.shareUrls.ciphertext).toEqual(expect.any(String));
+      const exported = await exportOf("dev");
+      const native = JSON.parse(exported).deployment.resources.filter((r: any) => r.type === NATIVE_TYPE);
+      expect(native.map((r: any) => r.id).sort()).toEqual([byBrowser.chrome.vmId, byBrowser.firefox.vmId].sort());
+      for (const r of native) expect(r.outputs.shareUrl.ciphertext, "the share link is a secret in the state").toEqual(expect.any(String));
       for (const secret of [emulator.apiKey, ...sessions.map((s) => s.linkId)]) expect(exported.includes(secret)).toBe(false);
 
-      expect((await act("preview")).changes).toEqual({ same: 4 });
-      expect((await act("destroy")).changes).toEqual({ delete: 4 });
+      expect((await act("preview")).changes).toEqual({ same: 3 });
+      expect((await act("refresh")).changes).toEqual({ same: 3 });
+
+      // BrowserSession.get in another stack: the engine's Read by id, with the browser and state and no link.
+      const got = await act("up", getSession, "watcher", { vmId: [byBrowser.chrome.vmId, false] });
+      expect(got.outputs.browser).toEqual({ value: "chrome", secret: false });
+      expect(got.outputs.status).toEqual({ value: "running", secret: false });
+      expect(got.outputs.share_url?.value ?? null).toBeNull();
+      // The read session is discarded from the watcher's state (the stack itself deleted), not ended.
+      expect((await act("destroy", getSession, "watcher", { vmId: [byBrowser.chrome.vmId, false] })).changes).toEqual({ delete: 1, discard: 1 });
+      expect(emulator.control.sessions().find((s) => s.vmId === byBrowser.chrome.vmId)!.status, "a read session is not ended by the reader's destroy").toBe(
+        "running",
+      );
+
+      expect((await act("destroy")).changes).toEqual({ delete: 3 });
+      expect(emulator.control.books()).toMatchObject({ running: 0, neverEnded: 0 });
+
+      // The ReviewSessions component from Python, through the same SDK.
+      const review = await act("up", reviewSessions, "components");
+      expect(review.changes).toEqual({ create: 4 });
+      const components = emulator.control.sessions().filter((s) => s.status === "running");
+      expect(components.map((s) => s.browser).sort()).toEqual(["chrome", "firefox"]);
+      expect(review.outputs.share_urls.secret).toBe(true);
+      const exportedComponents = await exportOf("components");
+      const component = JSON.parse(exportedComponents).deployment.resources.find((r: any) => r.type === TYPE);
+      expect(component.outputs.shareUrls.ciphertext).toEqual(expect.any(String));
+      for (const secret of [emulator.apiKey, ...components.map((s) => s.linkId)]) expect(exportedComponents.includes(secret)).toBe(false);
+      expect((await act("preview", reviewSessions, "components")).changes).toEqual({ same: 4 });
+      expect((await act("destroy", reviewSessions, "components")).changes).toEqual({ delete: 4 });
       expect(emulator.control.books().neverEnded).toBe(0);
     } finally {
-      if (emulator.control.books().neverEnded > 0) await act("destroy").catch(() => undefined);
+      if (emulator.control.books().neverEnded > 0) {
+        await act("destroy").catch(() => undefined);
+        await act("destroy", reviewSessions, "components").catch(() => undefined);
+      }
       await emulator.close();
       fs.rmSync(workDir, { recursive: true, force: true });
       fs.rmSync(base, { recursive: true, force: true });

@@ -3,7 +3,7 @@ Python language host is installed: the Automation API serves the program itself.
 
     python run.py <request.json>
 
-The request names the example folder, the work folder, the backend, the action (up, preview, destroy),
+The request names the program folder, the work folder, the backend, the action (up, preview, refresh, destroy),
 the engine, the stack config and where to write the result (outputs, secrecy, resource changes)."""
 
 import json
@@ -52,6 +52,8 @@ if action == "up":
     result["changes"] = up.summary.resource_changes
 elif action == "preview":
     result["changes"] = stack.preview(on_output=print, expect_no_changes=True).change_summary
+elif action == "refresh":
+    result["changes"] = stack.refresh(on_output=print).summary.resource_changes
 elif action == "destroy":
     result["changes"] = stack.destroy(on_output=print).summary.resource_changes
 else:

@@ -1,8 +1,8 @@
-// sdkgen writes the Python SDK of a Pulumi package schema, as `pulumi package add` has the Python language
-// host do it (bind the schema, then the Python code generator of github.com/pulumi/pulumi/pkg/v3), for
-// machines without that language host.
+// sdkgen writes an SDK of a Pulumi package schema, as `pulumi package add` has a language host do it (bind
+// the schema, then that language's code generator of github.com/pulumi/pulumi/pkg/v3), for machines without
+// those language hosts. The .NET and Java generators are not part of pkg/v3.
 //
-//	sdkgen <schema.json> <out dir>
+//	sdkgen <schema.json> <out dir> [python|nodejs|go]   (python when not given)
 package main
 
 import (
@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 
 	"github.com/blang/semver"
+	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	python "github.com/pulumi/pulumi/pkg/v3/codegen/python"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 )
@@ -50,7 +52,21 @@ func main() {
 	if diags.HasErrors() {
 		panic(diags)
 	}
-	files, err := python.GeneratePackage("pulumi-language-python", pkg, nil, noLoader{})
+	language := "python"
+	if len(os.Args) > 3 {
+		language = os.Args[3]
+	}
+	var files map[string][]byte
+	switch language {
+	case "python":
+		files, err = python.GeneratePackage("pulumi-language-python", pkg, nil, noLoader{})
+	case "nodejs":
+		files, err = nodejs.GeneratePackage("pulumi-language-nodejs", pkg, nil, nil, false, noLoader{})
+	case "go":
+		files, err = gogen.GeneratePackage("pulumi-language-go", pkg, nil)
+	default:
+		err = fmt.Errorf("no code generator for %q (python, nodejs, go)", language)
+	}
 	if err != nil {
 		panic(err)
 	}
