@@ -5,18 +5,6 @@ import { warnAboutPlainSecrets } from "./configWarnings";
 import { imagesResult, locationsResult, usageResult } from "../provider/dataSources";
 import type { GetImagesResult, GetLocationsResult, GetUsageResult } from "../provider/dataSources";
 
-export type {
-  City,
-  CreditUsage,
-  GetImagesResult,
-  GetLocationsResult,
-  GetUsageResult,
-  Image,
-  Location,
-  UsageMeterFields,
-  UsagePool,
-} from "../provider/dataSources";
-
 /** Options of the data-source functions. All optional. */
 export interface FunctionOptions {
   /** Overrides `remote-browser:baseUrl` / REMOTE_BROWSER_BASE_URL for this call. */

@@ -8,10 +8,10 @@
 export { BrowserSession } from "./browserSession";
 export type { BrowserSessionArgs, ShareLanguage } from "./browserSession";
 export { getImages, getImagesOutput, getLocations, getLocationsOutput, getUsage, getUsageOutput } from "./functions";
+export type { FunctionOptions } from "./functions";
 export type {
   City,
   CreditUsage,
-  FunctionOptions,
   GetImagesResult,
   GetLocationsResult,
   GetUsageResult,
@@ -19,7 +19,7 @@ export type {
   Location,
   UsageMeterFields,
   UsagePool,
-} from "./functions";
+} from "../provider/dataSources";
 export { isRemoteBrowserError } from "../client/errors";
 export {
   AccountMismatchError,

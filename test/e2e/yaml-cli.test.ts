@@ -33,6 +33,24 @@ afterAll(async () => {
 });
 
 /** A stack of the program in `source` for a new account of the emulator: stack init and config, key on stdin. */
+/** No key, link id or share link in the exported state nor in any state file. */
+function expectNowhere(secrets: string[], exported: string, stateDir: string): void {
+  for (const secret of secrets) {
+    expect(exported.includes(secret), "a key, link id or share link appears in stack export").toBe(false);
+    expect(filesText(stateDir).includes(secret), "a key, link id or share link appears in the state files").toBe(false);
+  }
+}
+
+/** ProgramTest's end of a two-session stack: preview and refresh without changes, then destroy ends both. */
+async function noChangesThenDestroy(cli: PulumiCli, accountId: string): Promise<void> {
+  await cli.clean(["preview", "--expect-no-changes"]);
+  await cli.clean(["refresh", "--expect-no-changes", "--yes"]);
+  expect(accountBooks(emulator, accountId)).toMatchObject({ started: 2, running: 2 });
+  await cli.clean(["destroy", "--yes"]);
+  expect(accountBooks(emulator, accountId)).toMatchObject({ started: 2, running: 0, neverEnded: 0 });
+  expect(await cli.resources()).toEqual([]);
+}
+
 async function stackOf(name: string, source: string, account: { runningLimit?: number } = {}) {
   const { apiKey, accountId } = newAccount(emulator, account);
   const cli = yamlProject({ source, dir: path.join(base, name), stateDir: path.join(base, `${name}-state`), pulumiBin, tarball: inject("e2e").tarball });
@@ -99,18 +117,9 @@ describe.concurrent("YAML programs with the plain pulumi CLI and pulumi-language
         expect(r.outputs.shareUrl.ciphertext, "shareUrl is a secret in the state").toEqual(expect.any(String));
         expect(r.outputs.shareUrlPath.ciphertext, "shareUrlPath is a secret in the state").toEqual(expect.any(String));
       }
-      for (const secret of [apiKey, ...sessions.map((s) => s.linkId), ...Object.values(links)]) {
-        expect(exported.includes(secret), "a key, link id or share link appears in stack export").toBe(false);
-        expect(filesText(cli.stateDir).includes(secret), "a key, link id or share link appears in the state files").toBe(false);
-      }
+      expectNowhere([apiKey, ...sessions.map((s) => s.linkId), ...Object.values(links)], exported, cli.stateDir);
 
-      await cli.clean(["preview", "--expect-no-changes"]);
-      await cli.clean(["refresh", "--expect-no-changes", "--yes"]);
-      expect(accountBooks(emulator, accountId)).toMatchObject({ started: 2, running: 2 });
-
-      await cli.clean(["destroy", "--yes"]);
-      expect(accountBooks(emulator, accountId)).toMatchObject({ started: 2, running: 0, neverEnded: 0 });
-      expect(await cli.resources()).toEqual([]);
+      await noChangesThenDestroy(cli, accountId);
     } finally {
       await tidy(stack?.cli, stack?.accountId);
     }
@@ -150,18 +159,9 @@ describe.concurrent("YAML programs with the plain pulumi CLI and pulumi-language
       const component = (JSON.parse(exported).deployment.resources as Array<Record<string, any>>).find((r) => r.type === "remote-browser:index:ReviewSessions");
       expect(component, "the component in the state").toBeDefined();
       expect(component!.outputs.shareUrls.ciphertext, "shareUrls is a secret in the state").toEqual(expect.any(String));
-      for (const secret of [apiKey, ...sessions.map((s) => s.linkId), ...Object.values(links)]) {
-        expect(exported.includes(secret), "a key, link id or share link appears in stack export").toBe(false);
-        expect(filesText(cli.stateDir).includes(secret), "a key, link id or share link appears in the state files").toBe(false);
-      }
+      expectNowhere([apiKey, ...sessions.map((s) => s.linkId), ...Object.values(links)], exported, cli.stateDir);
 
-      await cli.clean(["preview", "--expect-no-changes"]);
-      await cli.clean(["refresh", "--expect-no-changes", "--yes"]);
-      expect(accountBooks(emulator, accountId)).toMatchObject({ started: 2, running: 2 });
-
-      await cli.clean(["destroy", "--yes"]);
-      expect(accountBooks(emulator, accountId)).toMatchObject({ started: 2, running: 0, neverEnded: 0 });
-      expect(await cli.resources()).toEqual([]);
+      await noChangesThenDestroy(cli, accountId);
     } finally {
       await tidy(stack?.cli, stack?.accountId);
     }
