@@ -26,25 +26,19 @@ mkdir -p -m 700 "$NODE_COMPILE_CACHE"
 # The collector stays off until a process's heap reaches 256 MiB. Set after the builds above, which need it.
 export GOGC="${GOGC:-off}" GOMEMLIMIT="${GOMEMLIMIT:-256MiB}"
 mkdir -p .work
-report=.work/vitest-report.json
-rm -f "$report"
+# Each cell keeps its own report and log (the floor cell runs this script twice: unit, then e2e), so a later
+# cell does not overwrite what an earlier one found.
+name=${PRB_CELL:-default}
+case " $* " in *" --project unit "*) name+=-unit ;; *" --project e2e "*) name+=-e2e ;; esac
+report=.work/vitest-report-$name.json
+log=.work/vitest-$name.log
+failures=.work/failures-$name.txt
+rm -f "$report" "$failures"
+# vitest's output goes through tee; keep its colours when a person is watching.
+[ -t 1 ] && export FORCE_COLOR=1
 set +e
-npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@"
-code=$?
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" 2>&1 | tee "$log"
+code=${PIPESTATUS[0]}
 set -e
-if [ -f "$report" ]; then
-  node -e '
-    const r = require(process.argv[1]);
-    const root = process.argv[2] + "/";
-    const files = r.testResults
-      .map((f) => ({ name: f.name.replace(root, ""), s: (f.endTime - f.startTime) / 1000 }))
-      .sort((a, b) => b.s - a.s);
-    console.log("\nslowest files (wall time, files run in parallel):");
-    for (const f of files.slice(0, 10)) console.log(`  ${f.s.toFixed(1).padStart(7)} s  ${f.name}`);
-    const skipped = r.numPendingTests + r.numTodoTests;
-    console.log(`\nvitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
-    // A run can fail outside its tests too: a process left running (test/leftovers-setup.ts), a setup error.
-    if (Number(process.argv[3]) !== 0 && r.numFailedTests === 0) console.log(`vitest exited with ${process.argv[3]}: see the messages above`);
-  ' "$PWD/$report" "$PWD" "$code"
-fi
+node scripts/test-summary.js "$report" "$log" "$code" "$failures"
 exit $code
