@@ -26,7 +26,7 @@ start)
   if [ -z "$bin" ]; then
     [ "$(id -u)" = 0 ] || { log "no PostgreSQL server found: install it with sudo apt-get install -y postgresql"; exit 1; }
     log "installing Debian's postgresql package"
-    apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
+    bash "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh" postgresql
     bin=$(bindir)
   fi
   dir=$(mktemp -d "${TMPDIR:-/tmp}/prb-postgres.XXXXXX")

@@ -18,9 +18,8 @@ if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
   minor=$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     log "installing Debian's $pkg (python3 has no venv module)"
-    apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >&2 ||
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "python$minor-venv" >&2
+    apt=$(dirname "${BASH_SOURCE[0]}")/apt-install.sh
+    bash "$apt" "$pkg" || bash "$apt" "python$minor-venv"
   fi
   python3 -c 'import venv, ensurepip' 2>/dev/null || {
     log "python3 ($(command -v python3)) has no venv module: install it (Debian: sudo apt-get install -y $pkg, or python$minor-venv)"
