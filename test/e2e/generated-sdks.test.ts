@@ -132,6 +132,9 @@ ${deps.map((d) => `    <dependency><groupId>${d.group}</groupId><artifactId>${d.
 </project>
 `,
     );
+    await run("mvn", ["-v"]).catch((e: Error) => {
+      throw new Error(`Maven (mvn) with a JDK >= ${release} compiles the generated Java SDK: install them (Debian: apt-get install -y maven default-jdk-headless). ${e.message}`);
+    });
     const mvn = () => run("mvn", ["-B", "-q", "compile"], { cwd: dir });
     // ReviewSessions does not compile: its secret output becomes additionalSecretOutputs on
     // ComponentResourceOptions, which the Java SDK does not have. Every error is that one.
