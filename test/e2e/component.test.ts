@@ -8,6 +8,7 @@ import { startEmulator } from "../../emulator";
 import { run, sdkgen } from "./sdkgen";
 import { engineEnvironment } from "../../runner/environment";
 import { RunFailed, withStack } from "./harness";
+import { accountBooks, newAccount } from "./plain-cli";
 
 /**
  * The ReviewSessions component through the real engine, as a program in another language uses it: a remote
@@ -144,7 +145,7 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
   // the schema the installed plugin serves. Needs python3 with venv, Go (as the engine build does) and
   // PyPI for the `pulumi` Python package; scripts/python-venv.sh installs python3-venv when it is missing
   // (or fails naming the command) and keeps the virtualenv in a cache outside the repository.
-  it("the Python example runs through the generated SDK: native sessions up, no change at preview and refresh, get by id, destroy; and ReviewSessions from Python", async () => {
+  it("the Python example runs through the generated SDK: native sessions up, no change at preview and refresh, get by id, destroy; an explicit Provider of a second account; and ReviewSessions from Python", async () => {
     const { projectDir, pulumiBin } = inject("e2e");
     const dir = pluginDir();
     const programs = path.join(__dirname, "programs", "component-python");
@@ -169,6 +170,7 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
     let venv = "";
     const reviewSessions = path.join(programs, "review-sessions");
     const getSession = path.join(programs, "get-session");
+    const explicitProvider = path.join(programs, "explicit-provider");
     const act = async (action: string, program = example, stack = "dev", config: Record<string, [string, boolean]> = {}) => {
       const request = path.join(base, `${stack}-${action}.json`);
       const resultFile = path.join(base, `${stack}-${action}-result.json`);
@@ -196,6 +198,7 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
       const stdout = await run(path.join(venv, "bin", "python"), [path.join(programs, "run.py"), request], { cwd: workDir, env: { ...env, PYTHONDONTWRITEBYTECODE: "1" } });
       return { ...JSON.parse(fs.readFileSync(resultFile, "utf8")), stdout };
     };
+    let accounts: Record<string, [string, boolean]> | undefined;
     const exportOf = (stack: string) => run(pulumiBin, ["stack", "export", "--stack", stack, "--non-interactive"], { cwd: workDir, env });
     try {
       // The SDK from the schema the installed plugin serves, into a virtualenv with the Python SDK.
@@ -259,6 +262,29 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
       expect((await act("destroy")).changes).toEqual({ delete: 3 });
       expect(emulator.control.books()).toMatchObject({ running: 0, neverEnded: 0 });
 
+      // An explicit Provider of the generated SDK: a second account's session beside the stack's own, and
+      // get_usage through that provider reading the second account's meter.
+      const second = newAccount(emulator, { runningLimit: 3 });
+      accounts = { secondKey: [second.apiKey, true], secondBaseUrl: [emulator.apiBaseUrl, false] };
+      const two = await act("up", explicitProvider, "accounts", accounts);
+      expect(two.changes).toEqual({ create: 4 });
+      const [theirs] = accountBooks(emulator, second.accountId).sessions;
+      expect(accountBooks(emulator, second.accountId)).toMatchObject({ started: 1, running: 1 });
+      expect(theirs).toMatchObject({ vmId: two.outputs.their_id.value, browser: "firefox" });
+      const own = emulator.control.sessions().find((s) => s.vmId === two.outputs.own_id.value)!;
+      expect(own.accountId, "the session without the explicit provider is the stack's own account's").not.toBe(second.accountId);
+      expect(own.status).toBe("running");
+      expect(two.outputs.their_running).toEqual({ value: 1, secret: false });
+      expect(two.outputs.their_limit, "the second account's meter (the stack's own has another limit)").toEqual({ value: 3, secret: false });
+      const exportedAccounts = await exportOf("accounts");
+      const explicit = JSON.parse(exportedAccounts).deployment.resources.find((r: any) => r.type === "pulumi:providers:remote-browser" && r.urn.endsWith("::second-account"));
+      expect(explicit.inputs.apiKey.ciphertext, "the explicit provider's key is a secret in the state").toEqual(expect.any(String));
+      for (const secret of [emulator.apiKey, second.apiKey, theirs!.linkId, own.linkId]) expect(exportedAccounts.includes(secret)).toBe(false);
+      expect((await act("preview", explicitProvider, "accounts", accounts)).changes).toEqual({ same: 4 });
+      expect((await act("destroy", explicitProvider, "accounts", accounts)).changes).toEqual({ delete: 4 });
+      expect(accountBooks(emulator, second.accountId)).toMatchObject({ started: 1, running: 0, neverEnded: 0 });
+      expect(emulator.control.books()).toMatchObject({ running: 0, neverEnded: 0 });
+
       // The ReviewSessions component from Python, through the same SDK.
       const review = await act("up", reviewSessions, "components");
       expect(review.changes).toEqual({ create: 4 });
@@ -276,6 +302,7 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
       if (emulator.control.books().neverEnded > 0) {
         await act("destroy").catch(() => undefined);
         await act("destroy", reviewSessions, "components").catch(() => undefined);
+        if (accounts) await act("destroy", explicitProvider, "accounts", accounts).catch(() => undefined);
       }
       await emulator.close();
       fs.rmSync(workDir, { recursive: true, force: true });

@@ -5,9 +5,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 /**
- * Pulumi's own SDK code generators (test/e2e/programs/component-python/sdkgen.go: Python, Node.js and Go),
- * built once per source and module set into the cache outside the repository, the engine's go.sum pinning
- * the modules. What `pulumi package add` has a language host run, for machines without those hosts.
+ * Pulumi's own SDK code generators, built once per source and module set into the cache outside the
+ * repository: test/e2e/programs/component-python/sdkgen.go (Python, Node.js and Go: the generators of
+ * Pulumi's Go module, the engine's go.sum pinning the modules) and test/e2e/programs/sdkgen-dotnet-java
+ * (.NET and Java: the generators of those languages' own hosts, in a module of their own with its go.sum).
+ * What `pulumi package add` has a language host run, for machines without those hosts.
  */
 const root = path.resolve(__dirname, "..", "..");
 
@@ -19,20 +21,38 @@ export function run(command: string, args: string[], opts: { cwd?: string; env?:
   );
 }
 
-/** The path of the code generator, built when missing. */
+const cacheDir = () => path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-remote-browser");
+const hashOf = (...parts: Buffer[]) => parts.reduce((h, p) => h.update(p), createHash("sha256")).digest("hex").slice(0, 16);
+
+/** Builds the module in `mod` into `bin` (atomically: a parallel run builds its own and renames over the same). */
+async function build(mod: string, bin: string, goflags: string): Promise<string> {
+  fs.mkdirSync(path.dirname(bin), { recursive: true });
+  const tmp = `${bin}.tmp-${process.pid}`;
+  await run("go", ["build", "-o", tmp, "."], { cwd: mod, env: { ...process.env, GOFLAGS: goflags } });
+  fs.renameSync(tmp, bin);
+  return bin;
+}
+
+/** The path of the Python, Node.js and Go generator, built when missing. */
 export async function sdkgen(scratch: string): Promise<string> {
   const gen = fs.readFileSync(path.join(__dirname, "programs", "component-python", "sdkgen.go"));
   const sum = fs.readFileSync(path.join(root, "engine", "go.sum"));
-  const cache = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-remote-browser");
-  const bin = path.join(cache, `sdkgen-${createHash("sha256").update(gen).update(sum).digest("hex").slice(0, 16)}`);
+  const bin = path.join(cacheDir(), `sdkgen-${hashOf(gen, sum)}`);
   if (fs.existsSync(bin)) return bin;
   const mod = fs.mkdtempSync(path.join(scratch, "sdkgen-"));
   fs.writeFileSync(path.join(mod, "go.mod"), fs.readFileSync(path.join(root, "engine", "go.mod"), "utf8").replace(/^module .*$/m, "module sdkgen"));
   fs.writeFileSync(path.join(mod, "go.sum"), sum);
   fs.writeFileSync(path.join(mod, "main.go"), gen);
-  fs.mkdirSync(cache, { recursive: true });
-  const tmp = `${bin}.tmp-${process.pid}`;
-  await run("go", ["build", "-o", tmp, "."], { cwd: mod, env: { ...process.env, GOFLAGS: "-mod=mod" } });
-  fs.renameSync(tmp, bin); // atomic: a parallel run builds its own and renames over the same
-  return bin;
+  return build(mod, bin, "-mod=mod");
+}
+
+/**
+ * The path of the .NET and Java generator, built when missing from its own module, whose go.sum pins every
+ * module (resolved once with GOSUMDB=off, as the engine's: the checksum database does not answer for them).
+ */
+export async function sdkgenDotnetJava(): Promise<string> {
+  const mod = path.join(__dirname, "programs", "sdkgen-dotnet-java");
+  const parts = ["main.go", "go.mod", "go.sum"].map((f) => fs.readFileSync(path.join(mod, f)));
+  const bin = path.join(cacheDir(), `sdkgen-dotnet-java-${hashOf(...parts)}`);
+  return fs.existsSync(bin) ? bin : build(mod, bin, "-mod=readonly -buildvcs=false");
 }

@@ -1,0 +1,134 @@
+// sdkgen-dotnet-java writes the .NET or the Java SDK of a Pulumi package schema with the code generators of
+// those languages' own Pulumi language hosts (github.com/pulumi/pulumi-dotnet/pulumi-language-dotnet and
+// github.com/pulumi/pulumi-java/pkg: they are not part of github.com/pulumi/pulumi/pkg/v3, whose Python,
+// Node.js and Go generators ../component-python/sdkgen.go runs), doing what each host's GeneratePackage does
+// for `pulumi package add`, for machines without those hosts. Its own module: both pin Pulumi versions of
+// their own, older than the CLI's.
+//
+//	sdkgen-dotnet-java <schema.json> <out dir> dotnet|java
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/blang/semver"
+	dotnet "github.com/pulumi/pulumi-dotnet/pulumi-language-dotnet/v3/codegen"
+	java "github.com/pulumi/pulumi-java/pkg/codegen/java"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+)
+
+// noLoader: the schema references no other package.
+type noLoader struct{}
+
+var errNone = errors.New("no other packages")
+
+func (noLoader) LoadPackage(string, *semver.Version) (*schema.Package, error) { return nil, errNone }
+func (noLoader) LoadPackageV2(context.Context, *schema.PackageDescriptor) (*schema.Package, error) {
+	return nil, errNone
+}
+func (noLoader) LoadPackageReference(string, *semver.Version) (schema.PackageReference, error) {
+	return nil, errNone
+}
+func (noLoader) LoadPackageReferenceV2(context.Context, *schema.PackageDescriptor) (schema.PackageReference, error) {
+	return nil, errNone
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(1)
+}
+
+// offlineLogo: the .NET generator downloads the package's logo (logo.png of the NuGet package) from the
+// schema's logoUrl, or, when it has none, from a Pulumi logo on GitHub, which the machines this runs on cannot
+// reach. A schema without a logoUrl gets a blank 64x64 image from a local file instead; `pulumi package add`
+// with the .NET host fetches the GitHub one.
+// The returned function removes the file.
+func offlineLogo(pkg *schema.Package) (func(), error) {
+	if pkg.LogoURL != "" {
+		return func() {}, nil
+	}
+	f, err := os.CreateTemp("", "sdkgen-logo-*.png")
+	if err != nil {
+		return nil, err
+	}
+	remove := func() { _ = os.Remove(f.Name()) }
+	err = png.Encode(f, image.NewNRGBA(image.Rect(0, 0, 64, 64)))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		remove()
+		return nil, err
+	}
+	http.DefaultTransport.(*http.Transport).RegisterProtocol("file", http.NewFileTransport(http.Dir("/")))
+	pkg.LogoURL = "file://" + filepath.ToSlash(f.Name())
+	return remove, nil
+}
+
+func main() {
+	if len(os.Args) != 4 {
+		fail(errors.New("usage: sdkgen-dotnet-java <schema.json> <out dir> dotnet|java"))
+	}
+	data, err := os.ReadFile(os.Args[1])
+	if err != nil {
+		fail(err)
+	}
+	spec := &schema.PackageSpec{}
+	if err := json.Unmarshal(data, spec); err != nil {
+		fail(err)
+	}
+	language := os.Args[3]
+	if language == "java" {
+		// As the Java host does before binding: types whose names differ only in case become one.
+		deduped, diags, err := java.DeduplicateTypes(spec)
+		if err != nil {
+			fail(err)
+		}
+		if diags.HasErrors() {
+			fail(diags)
+		}
+		spec = deduped
+	}
+	pkg, diags, err := schema.BindSpec(*spec, noLoader{}, schema.ValidationOptions{AllowDanglingReferences: true})
+	if err != nil {
+		fail(err)
+	}
+	if diags.HasErrors() {
+		fail(diags)
+	}
+	var files map[string][]byte
+	switch language {
+	case "dotnet":
+		remove, lerr := offlineLogo(pkg)
+		if lerr != nil {
+			fail(lerr)
+		}
+		files, err = dotnet.GeneratePackage("pulumi-language-dotnet", pkg, nil, nil)
+		remove()
+	case "java":
+		files, err = java.GeneratePackage("pulumi-language-java", pkg, nil, nil, false, false)
+	default:
+		err = fmt.Errorf("no code generator for %q (dotnet, java)", language)
+	}
+	if err != nil {
+		fail(err)
+	}
+	for name, content := range files {
+		out := filepath.Join(os.Args[2], name)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			fail(err)
+		}
+		if err := os.WriteFile(out, content, 0o644); err != nil {
+			fail(err)
+		}
+		fmt.Println(out)
+	}
+}
