@@ -246,7 +246,16 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
       for (const secret of [emulator.apiKey, ...sessions.map((s) => s.linkId)]) expect(exported.includes(secret)).toBe(false);
 
       expect((await act("preview")).changes).toEqual({ same: 3 });
+      // Refresh reads every session again: no change reported (`--expect-no-changes`), and the state's inputs
+      // and outputs as up left them (the share links still ciphertext).
+      const recorded = (text: string) =>
+        JSON.parse(text)
+          .deployment.resources.filter((r: any) => r.type === NATIVE_TYPE)
+          .map((r: any) => ({ id: r.id, inputs: r.inputs, outputs: { ...r.outputs, shareUrl: "*", shareUrlPath: "*" }, links: [r.outputs.shareUrl, r.outputs.shareUrlPath].map((l: any) => typeof l?.ciphertext) }));
       expect((await act("refresh")).changes).toEqual({ same: 3 });
+      const refreshed = recorded(await exportOf("dev"));
+      expect(refreshed).toEqual(recorded(exported));
+      expect(refreshed.map((r: any) => r.links)).toEqual([["string", "string"], ["string", "string"]]);
 
       // BrowserSession.get in another stack: the engine's Read by id, with the browser and state and no link.
       const got = await act("up", getSession, "watcher", { vmId: [byBrowser.chrome.vmId, false] });

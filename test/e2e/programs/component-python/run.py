@@ -53,7 +53,7 @@ if action == "up":
 elif action == "preview":
     result["changes"] = stack.preview(on_output=print, expect_no_changes=True).change_summary
 elif action == "refresh":
-    result["changes"] = stack.refresh(on_output=print).summary.resource_changes
+    result["changes"] = stack.refresh(on_output=print, expect_no_changes=True).summary.resource_changes
 elif action == "destroy":
     result["changes"] = stack.destroy(on_output=print).summary.resource_changes
 else:
