@@ -132,9 +132,14 @@ ${deps.map((d) => `    <dependency><groupId>${d.group}</groupId><artifactId>${d.
 </project>
 `,
     );
-    await run("mvn", ["-v"]).catch((e: Error) => {
-      throw new Error(`Maven (mvn) with a JDK >= ${release} compiles the generated Java SDK: install them (Debian: apt-get install -y maven default-jdk-headless). ${e.message}`);
-    });
+    // Maven and a JDK come from Debian's packages when missing (as root; scripts/apt-install.sh), as the
+    // PostgreSQL server and python3-venv do: the README's test command installs what it needs.
+    await run("mvn", ["-v"])
+      .catch(() => (process.getuid?.() === 0 ? run("bash", [path.join(root, "scripts", "apt-install.sh"), "maven", "default-jdk-headless"]) : ""))
+      .then(() => run("mvn", ["-v"]))
+      .catch((e: Error) => {
+        throw new Error(`Maven (mvn) with a JDK >= ${release} compiles the generated Java SDK: install them (Debian: apt-get install -y maven default-jdk-headless). ${e.message}`);
+      });
     const mvn = () => run("mvn", ["-B", "-q", "compile"], { cwd: dir });
     // ReviewSessions does not compile: its secret output becomes additionalSecretOutputs on
     // ComponentResourceOptions, which the Java SDK does not have. Every error is that one.
