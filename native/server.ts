@@ -12,7 +12,7 @@ import { BROWSER_SESSION, NativeBrowserSessions } from "./resource";
  * configuration, leaves CheckConfig and DiffConfig unimplemented, and does not pass on CreateRequest's
  * time-out (the resource's customTimeouts.create). So the plugin keeps that server for the components and
  * answers the provider-level and custom-resource calls itself: CheckConfig, DiffConfig, Configure, Check,
- * Diff, Create, Read, Update, Delete and Invoke. The SDK registers its service implementation with gRPC
+ * Diff, Create, Read, Update, Delete, Invoke and Cancel. The SDK registers its service implementation with gRPC
  * once, while `main` starts; that registration is where these handlers take their place.
  */
 
@@ -156,6 +156,13 @@ export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, session
     }),
     delete: forSession("delete", async (req) => {
       await resource.delete(req.getId(), js(req.getProperties()));
+      return new m.empty.Empty();
+    }),
+    // The engine's Cancel (the user's Ctrl-C): the update is ending, and a create still waiting must not
+    // hand the engine a session it will no longer record. (The SDK's server would pass it to the components'
+    // provider, which has nothing in flight to stop.)
+    cancel: unary(async () => {
+      sessions.ctx.cancel();
       return new m.empty.Empty();
     }),
     invoke: unary(async (req) => {

@@ -30,6 +30,7 @@ export async function adoptV8(
     sleep: ctx.clock.sleep,
     now: ctx.clock.now,
     engineAlive: ctx.engineAlive,
+    cancelled: ctx.cancelled,
     onProgress: sessionProgress(urnOf(inputs)).waiting,
   });
   if (outcome.kind !== "running") throw new ImportError(`importing ${vmId}: it did not reach running (${describe(outcome)})`, { vmId });

@@ -1,6 +1,6 @@
 import { RemoteBrowserError, isRemoteBrowserError } from "../client";
 import type { CreateAnswer, CreateRequest, QuotaAnswer, RemoteBrowserClient } from "../client";
-import { EngineGoneError } from "./errors";
+import { CancelledError, EngineGoneError } from "./errors";
 import { QueueProgress, sleepTelling, throttled } from "./progress";
 
 /**
@@ -16,6 +16,8 @@ export interface CapacityWaitOptions {
   /** 0: no wait, the first `upgrade` is final. */
   waitMs: number;
   engineAlive: () => boolean;
+  /** The update was cancelled: no further create is tried. */
+  cancelled?: () => boolean;
   sleep: (ms: number) => Promise<void>;
   now: () => number;
   random: () => number;
@@ -70,5 +72,6 @@ export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<Cre
     if (opts.onProgress) await sleepTelling(pause, opts.sleep, tell);
     else await opts.sleep(pause);
     if (!opts.engineAlive()) throw new EngineGoneError("the engine went away while waiting for a free running slot; no session was started");
+    if (opts.cancelled?.()) throw new CancelledError("the update was cancelled while waiting for a free running slot; no session was started");
   }
 }

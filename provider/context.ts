@@ -29,6 +29,7 @@ export class ProviderContext {
   readonly clock: Clock;
   readonly schedule?: PollSchedule;
   readonly engineAlive: () => boolean;
+  private cancelledAt?: number;
   private readonly clientFor: (cfg: ProviderConfig) => RemoteBrowserClient;
   private config?: ProviderConfig;
   private configured?: ApiVersionBehaviour;
@@ -42,6 +43,18 @@ export class ProviderContext {
     this.schedule = deps.schedule;
     this.engineAlive = deps.engineAlive ?? engineWatcher();
   }
+
+  /**
+   * The engine cancels an update (its Cancel call, on the user's Ctrl-C) and then waits for the operations
+   * in flight: a create still waiting stops at its next look and ends its session, and a capacity wait
+   * starts none. Unlike an engine that went away, this engine is still there to record the failure, so
+   * nothing is left for the next update to adopt.
+   */
+  cancel(): void {
+    this.cancelledAt ??= this.clock.now();
+  }
+
+  readonly cancelled = (): boolean => this.cancelledAt !== undefined;
 
   /** Reads the provider's settings; `get` takes a key of the `remote-browser` namespace without prefix. */
   configure(get: (key: string) => string | undefined, env: NodeJS.ProcessEnv = process.env): void {

@@ -4,6 +4,7 @@ import type { ProviderContext } from "./context";
 import { warn } from "./diagnostics";
 import { sessionName, sessionProgress, urnOf } from "./progress";
 import {
+  CancelledError,
   EndedWhileStartingError,
   EngineGoneError,
   IdempotencyKeysExhaustedError,
@@ -78,6 +79,7 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
   const progress = sessionProgress(urn);
 
   for (let step = 0; step < MAX_KEY_STEPS; step++) {
+    if (ctx.cancelled()) throw new CancelledError("the update was cancelled before the session was started; no session was started");
     const key = successorKey(baseKey, step);
     // The service's clock at its answer, so that telling an earlier session from a new one does not
     // depend on how well our clock agrees with the service's.
@@ -88,6 +90,7 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
       request: { ...request, idempotencyKey: key },
       waitMs: capacityWaitMs,
       engineAlive: ctx.engineAlive,
+      cancelled: ctx.cancelled,
       sleep: clock.sleep,
       now: clock.now,
       random: clock.random,
@@ -122,6 +125,7 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
         sleep: clock.sleep,
         now: clock.now,
         engineAlive: ctx.engineAlive,
+        cancelled: ctx.cancelled,
         // Past the first key the answer is likely a replay of an ended session: look at once.
         pollFirst: step > 0,
         onProgress: progress.waiting,
@@ -237,6 +241,8 @@ export function settlement(
       };
     case "engine-gone":
       return { kind: "fail", Failure: EngineGoneError, why: `the engine went away while session ${vmId} was starting; leaving it for the next update` };
+    case "cancelled":
+      return { kind: "remove", Failure: CancelledError, why: `the update was cancelled while session ${vmId} was starting` };
   }
 }
 

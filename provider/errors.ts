@@ -27,6 +27,7 @@ export type ProviderErrorCode =
   | "status_unreadable" // the session's status could not be read while waiting for it
   | "kept_in_stack" // a failure left a session that the stack keeps, for a later destroy to end
   | "engine_gone" // the engine went away; the provider stops acting
+  | "cancelled" // the engine cancelled the update (Ctrl-C); a session that was starting is ended
   | "account_mismatch" // the session belongs to another account or service than the configured key's
   | "owner_unproven" // the service does not know the session, and nothing shows the configured key's account made it
   | "import_failed"; // the session named by the `import` option cannot be taken over
@@ -106,6 +107,8 @@ export const StatusUnreadableError = member("status_unreadable", "StatusUnreadab
 export type StatusUnreadableError = InstanceType<typeof StatusUnreadableError>;
 export const EngineGoneError = member("engine_gone", "EngineGoneError");
 export type EngineGoneError = InstanceType<typeof EngineGoneError>;
+export const CancelledError = member("cancelled", "CancelledError");
+export type CancelledError = InstanceType<typeof CancelledError>;
 export const ImportError = member("import_failed", "ImportError");
 export type ImportError = InstanceType<typeof ImportError>;
 

@@ -42,7 +42,8 @@ export type WaitOutcome =
   | { kind: "ended"; entry: SessionEntry; polls: number } // ended by someone else while starting
   | { kind: "unknown"; polls: number } // the service knows no such session
   | { kind: "timeout"; last?: SessionState; polls: number }
-  | { kind: "engine-gone"; polls: number };
+  | { kind: "engine-gone"; polls: number }
+  | { kind: "cancelled"; polls: number };
 
 export interface WaitOptions {
   client: Pick<RemoteBrowserClient, "session">;
@@ -51,6 +52,8 @@ export interface WaitOptions {
   schedule?: PollSchedule;
   /** Checked before each poll; when it says false the wait stops without touching the session. */
   engineAlive?: () => boolean;
+  /** Checked before each poll: the update was cancelled, the wait stops without touching the session. */
+  cancelled?: () => boolean;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
   /** Look at once, before the first delay (used when adopting a session that may be running already). */
@@ -99,6 +102,7 @@ async function poll(opts: WaitOptions, now: () => number, start: number): Promis
     }
     first = false;
     if (opts.engineAlive && !opts.engineAlive()) return { kind: "engine-gone", polls };
+    if (opts.cancelled?.()) return { kind: "cancelled", polls };
     const entry = await opts.client.session(opts.vmId);
     polls++;
     if (!entry) return { kind: "unknown", polls };

@@ -1,7 +1,8 @@
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { Emulator, startEmulator } from "../../emulator";
 import { IMAGES } from "../../emulator/catalog";
@@ -230,6 +231,37 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       for (const where of [await cli.exportText(), filesText(checkpoints)]) {
         expect(where.includes(slow.apiKey), "the key appears in the state").toBe(false);
       }
+    } finally {
+      if (slow.control.books().neverEnded > 0) await cli.run(["destroy", "--yes"]);
+      await slow.close();
+    }
+  });
+
+  it("Ctrl-C during up: the engine's Cancel ends the starting session, the up fails saying so, and nothing is in the state", async () => {
+    // Preparation is the emulator's setting for all its sessions: this test has an emulator of its own.
+    const slow = await startEmulator({ prepMs: 15_000 });
+    const cli = await stackOf("cancel", "cancel", slow);
+    try {
+      await setSecret(cli, "remote-browser:apiKey", slow.apiKey);
+      // Started as a user's terminal starts it; interrupted as Ctrl-C interrupts it (SIGINT, once).
+      const up = spawn(pulumiBin, ["up", "--yes", "--non-interactive"], { cwd: cli.dir, env: cli.env });
+      let output = "";
+      up.stdout.on("data", (d) => (output += d));
+      up.stderr.on("data", (d) => (output += d));
+      const exited = new Promise<number | null>((resolve) => up.on("close", resolve));
+      await vi.waitFor(() => expect(slow.control.sessions().map((s) => s.status)).toEqual(["starting"]), { timeout: 120_000, interval: 100 });
+      up.kill("SIGINT");
+      const code = await exited;
+      const [session] = slow.control.sessions();
+      expect(code, output).not.toBe(0);
+      expect(output).toContain(`the update was cancelled while session ${session!.vmId} was starting; the session was ended`);
+      expect(slow.control.books()).toMatchObject({ started: 1, running: 0, neverEnded: 0 });
+      expect((await cli.resources()).filter((r) => r.type === BROWSER_SESSION)).toEqual([]);
+      // No pending operation is left behind: the next up starts the session, waits for it and complains of nothing.
+      await cli.clean(["up", "--yes"]);
+      expect(slow.control.books()).toMatchObject({ started: 2, running: 1 });
+      await cli.clean(["destroy", "--yes"]);
+      expect(slow.control.books()).toMatchObject({ running: 0, neverEnded: 0 });
     } finally {
       if (slow.control.books().neverEnded > 0) await cli.run(["destroy", "--yes"]);
       await slow.close();

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { Emulator, startEmulator } from "../../emulator";
 import { isSecret, reveal } from "../../native/secrets";
 
@@ -18,6 +18,7 @@ const provrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 const provproto = require("@pulumi/pulumi/proto/provider_pb");
 const statusproto = require("@pulumi/pulumi/proto/status_pb");
 const { Struct } = require("google-protobuf/google/protobuf/struct_pb");
+const { Empty } = require("google-protobuf/google/protobuf/empty_pb");
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 const TYPE = "remote-browser:index:BrowserSession";
@@ -32,7 +33,35 @@ let engine: net.Server;
 
 /** One unary call; rejects with the gRPC error. */
 function call<T = any>(method: string, req: unknown): Promise<T> {
-  return new Promise((resolve, reject) => client[method](req, (err: Error | null, res: T) => (err ? reject(err) : resolve(res))));
+  return callOn(client, method, req);
+}
+
+/** The plugin executable, started as the engine starts it, and a gRPC client of its provider service, configured. */
+async function startPlugin(engineAddress: string, onStderr: (d: Buffer) => void = () => undefined) {
+  const child = spawn(path.join(root, "bin", "pulumi-resource-remote-browser"), [engineAddress], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, REMOTE_BROWSER_API_KEY: "" } });
+  let err = "";
+  child.stderr!.on("data", (d) => {
+    err += d;
+    onStderr(d);
+  });
+  const port = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d) => {
+      out += d;
+      if (out.includes("\n")) resolve(out.trim());
+    });
+    child.on("exit", (code) => reject(new Error(`the plugin exited (${code}):\n${err}`)));
+  });
+  const rpc = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  const configure = new provproto.ConfigureRequest();
+  configure.setArgs(Struct.fromJavaScript({ apiKey: emu.apiKey, baseUrl: emu.apiBaseUrl }));
+  const answer = await callOn(rpc, "configure", configure);
+  expect(answer.getAcceptsecrets()).toBe(true);
+  return { child, rpc };
+}
+
+function callOn<T = any>(rpc: any, method: string, req: unknown): Promise<T> {
+  return new Promise((resolve, reject) => rpc[method](req, (err: Error | null, res: T) => (err ? reject(err) : resolve(res))));
 }
 
 beforeAll(async () => {
@@ -40,22 +69,9 @@ beforeAll(async () => {
   emu = await startEmulator({ prepMs: 50, prepJitterMs: 0 });
   engine = net.createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
-  const engineAddress = `127.0.0.1:${(engine.address() as net.AddressInfo).port}`;
-  plugin = spawn(path.join(root, "bin", "pulumi-resource-remote-browser"), [engineAddress], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, REMOTE_BROWSER_API_KEY: "" } });
-  plugin.stderr!.on("data", (d) => (stderr += d));
-  const port = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    plugin.stdout!.on("data", (d) => {
-      out += d;
-      if (out.includes("\n")) resolve(out.trim());
-    });
-    plugin.on("exit", (code) => reject(new Error(`the plugin exited (${code}):\n${stderr}`)));
-  });
-  client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-  const configure = new provproto.ConfigureRequest();
-  configure.setArgs(Struct.fromJavaScript({ apiKey: emu.apiKey, baseUrl: emu.apiBaseUrl }));
-  const answer = await call("configure", configure);
-  expect(answer.getAcceptsecrets()).toBe(true);
+  const started = await startPlugin(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`, (d) => (stderr += d));
+  plugin = started.child;
+  client = started.rpc;
 }, 120_000);
 
 afterAll(async () => {
@@ -169,6 +185,36 @@ describe("the data sources over gRPC", () => {
 });
 
 describe("the plugin's life", () => {
+  // A plugin of its own: Cancel holds for the rest of the plugin's life, as it does for the engine's update.
+  it("Cancel (the user's Ctrl-C) stops a create that is waiting, ends its session, and starts no other", async () => {
+    const { child, rpc } = await startPlugin(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
+    try {
+      emu.control.preparation({ paused: true });
+      const url = "https://cancelled.example.com/";
+      const ours = () => emu.control.sessions().filter((s) => s.url === url);
+      const creating = callOn(rpc, "create", createRequest({ browser: "chrome", url })).then(
+        () => undefined,
+        (e) => e,
+      );
+      await vi.waitFor(() => expect(ours().map((s) => s.status)).toEqual(["starting"]), { timeout: 20_000, interval: 50 });
+      await callOn(rpc, "cancel", new Empty());
+      const err = await creating;
+      const [session] = ours();
+      expect(err?.details).toContain(`the update was cancelled while session ${session!.vmId} was starting; the session was ended`);
+      expect(session!.status).not.toMatch(/starting|running/);
+      // Nothing new starts once the update is cancelled.
+      const again = await callOn(rpc, "create", createRequest({ browser: "chrome", url })).then(
+        () => undefined,
+        (e) => e,
+      );
+      expect(again?.details).toMatch(/cancelled before the session was started; no session was started/);
+      expect(ours()).toHaveLength(1);
+    } finally {
+      rpc.close();
+      child.kill("SIGKILL");
+    }
+  }, 60_000);
+
   it("exits by itself once its engine's address refuses connections (a killed pulumi up)", async () => {
     const own = net.createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => own.listen(0, "127.0.0.1", resolve));

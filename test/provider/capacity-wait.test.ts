@@ -137,6 +137,21 @@ describe("createWhenCapacity", () => {
     expect(creates()).toHaveLength(2);
     expect(t.emu.control.books().started).toBe(1);
   });
+
+  it("stops waiting when the update is cancelled, starting nothing", async () => {
+    await blocker();
+    let cancelled = false;
+    const { opts, clock } = waitOpts(t.client(), { cancelled: () => cancelled });
+    const sleep = async (ms: number) => {
+      await clock.sleep(ms);
+      cancelled = true;
+    };
+    const err = await thrown(() => createWhenCapacity({ ...opts, sleep }));
+    expect((err as Error).message).toBe("the update was cancelled while waiting for a free running slot; no session was started");
+    expect((err as { code?: string }).code).toBe("cancelled");
+    expect(creates()).toHaveLength(2);
+    expect(t.emu.control.books().started).toBe(1);
+  });
 });
 
 describe("waitForRunning at its deadline", () => {

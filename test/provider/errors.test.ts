@@ -85,6 +85,7 @@ describe("settlement: what the wait's outcome means for create", () => {
     ["unknown to the service", { kind: "unknown", polls: 1 }, {}, { kind: "fail", code: "ended_while_starting" }],
     ["timeout", { kind: "timeout", last: "starting", polls: 9 }, {}, { kind: "remove", code: "not_running_in_time", message: /not running after 30 s \(last state "starting"\); raise readyTimeoutSeconds/ }],
     ["engine gone", { kind: "engine-gone", polls: 2 }, {}, { kind: "fail", code: "engine_gone", message: /leaving it for the next update/ }],
+    ["update cancelled", { kind: "cancelled", polls: 2 }, {}, { kind: "remove", code: "cancelled", message: /update was cancelled while session vm-5 was starting/ }],
   ];
   for (const [name, outcome, extra, expected] of table) {
     it(name, () => {
