@@ -28,7 +28,8 @@ beforeAll(async () => {
   const plugin = path.join(projectDir, "node_modules", ".bin", "pulumi-resource-remote-browser");
   fs.writeFileSync(schemaFile, await run(pulumiBin, ["package", "get-schema", plugin], { cwd: base, env }));
   [generator, dotnetJavaGenerator] = await Promise.all([sdkgen(base), sdkgenDotnetJava()]);
-}, 600_000);
+  // The generators' first build, on cold Go caches, is most of this (see component.test.ts).
+}, 1_200_000);
 
 afterAll(() => {
   if (base) fs.rmSync(base, { recursive: true, force: true });
