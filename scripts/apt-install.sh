@@ -13,7 +13,8 @@ command -v apt-get >/dev/null 2>&1 || { echo "apt-install: no apt-get on this ma
 # A package may start a service of its own (where no policy-rc.d forbids it): that is the machine's, not a
 # process of the test run that asked, which must not find it among what the run left behind.
 unset PRB_TEST_RUN
-exec 9>/var/lock/pulumi-remote-browser-apt.lock
+# PRB_APT_LOCK: another lock file, for the script's own test (which must not queue behind a real install).
+exec 9>"${PRB_APT_LOCK:-/var/lock/pulumi-remote-browser-apt.lock}"
 flock 9
 apt=(apt-get -o DPkg::Lock::Timeout=600 -qq)
 "${apt[@]}" update >&2
