@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { Emulator, startEmulator } from "../../emulator";
 import { IMAGES } from "../../emulator/catalog";
+import { isRunning } from "../helpers/processes";
+import { childPids, commandOf, until } from "./harness";
 import { PulumiCli, accountBooks, filesText, installPackage, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
 
 /**
@@ -265,6 +267,46 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     } finally {
       if (slow.control.books().neverEnded > 0) await cli.run(["destroy", "--yes"]);
       await slow.close();
+    }
+  });
+
+  it("a pulumi up killed while the session starts: the plugin exits, the next up adopts the same session, destroy ends it", async () => {
+    const own = await startEmulator({ prepMs: 300 });
+    const cli = await stackOf("cancel", "killed", own);
+    try {
+      await setSecret(cli, "remote-browser:apiKey", own.apiKey);
+      own.control.preparation({ paused: true });
+      // The CLI is the engine: killed as a CI runner kills a job, with no chance to cancel anything.
+      const up = spawn(pulumiBin, ["up", "--yes", "--non-interactive"], { cwd: cli.dir, env: cli.env, stdio: "ignore" });
+      const exited = new Promise((resolve) => up.on("close", resolve));
+      const session = await until(() => own.control.sessions()[0], 120_000, "the session to be created");
+      const plugins = childPids(up.pid!).filter((pid) => /pulumi-resource-remote-browser/.test(commandOf(pid)));
+      expect(plugins.length).toBeGreaterThan(0);
+      up.kill("SIGKILL");
+      await exited;
+
+      // Orphaned, the plugin exits without ending the session: the engine that would record it is gone.
+      for (const pid of plugins) await until(() => !isRunning(pid), 60_000, "the orphaned plugin to exit");
+      expect(own.control.books().removeCalls).toBe(0);
+      expect(own.control.sessions().map((s) => s.status)).toEqual(["starting"]);
+
+      // The killed update's lock on the stack, then its pending create, as the README's table of failures says.
+      await cli.ok(["cancel", "--yes"]);
+      await cli.ok(["refresh", "--clear-pending-creates", "--yes"]);
+      own.control.preparation({ paused: false });
+      await cli.clean(["up", "--yes"]);
+      // The same idempotency key (from the resource's URN): the service answers with the same session.
+      expect(own.control.books().started).toBe(1);
+      const [recorded] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      expect(recorded!.id).toBe(session.vmId);
+      expect(own.control.sessions()[0]!.status).toBe("running");
+      await cli.clean(["refresh", "--yes", "--expect-no-changes"]);
+      await cli.clean(["destroy", "--yes"]);
+      expect(own.control.books()).toMatchObject({ started: 1, running: 0, neverEnded: 0 });
+    } finally {
+      own.control.preparation({ paused: false });
+      if (own.control.books().neverEnded > 0) await cli.run(["destroy", "--yes"]);
+      await own.close();
     }
   });
 
