@@ -23,6 +23,7 @@ export type {
 export { isRemoteBrowserError } from "../client/errors";
 export {
   AccountMismatchError,
+  CancelledError,
   ConfigError,
   EndedWhileStartingError,
   EngineGoneError,
