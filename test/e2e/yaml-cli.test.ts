@@ -42,6 +42,18 @@ function expectNowhere(secrets: string[], exported: string, stateDir: string): v
 }
 
 /** ProgramTest's end of a two-session stack: preview and refresh without changes, then destroy ends both. */
+/** The stack's `shareUrls` output: masked by default, each browser's link with --show-secrets. Returns the links. */
+async function expectShareLinks(cli: PulumiCli, outputs: Record<string, unknown>, byBrowser: Record<string, { linkId: string } | undefined>) {
+  expect(outputs.shareUrls).toBe("[secret]");
+  const shown = JSON.parse((await cli.ok(["stack", "output", "--json", "--show-secrets"])).stdout) as Record<string, unknown>;
+  const links = {
+    chrome: `${emulator.shareBase}/de/s?${byBrowser.chrome!.linkId}`,
+    firefox: `${emulator.shareBase}/de/s?${byBrowser.firefox!.linkId}`,
+  };
+  expect(shown.shareUrls).toEqual(links);
+  return links;
+}
+
 async function noChangesThenDestroy(cli: PulumiCli, accountId: string): Promise<void> {
   await cli.clean(["preview", "--expect-no-changes"]);
   await cli.clean(["refresh", "--expect-no-changes", "--yes"]);
@@ -99,13 +111,7 @@ describe.concurrent("YAML programs with the plain pulumi CLI and pulumi-language
       // The data sources: the service's catalog, and this account's meter.
       expect(outputs.images).toEqual(IMAGES.map(({ id, name, enabled }) => ({ id, name, enabled })));
       expect(outputs.runningSessionLimit).toBe(4);
-      expect(outputs.shareUrls).toBe("[secret]");
-      const shown = JSON.parse((await cli.ok(["stack", "output", "--json", "--show-secrets"])).stdout) as Record<string, unknown>;
-      const links = {
-        chrome: `${emulator.shareBase}/de/s?${byBrowser.chrome!.linkId}`,
-        firefox: `${emulator.shareBase}/de/s?${byBrowser.firefox!.linkId}`,
-      };
-      expect(shown.shareUrls).toEqual(links);
+      const links = await expectShareLinks(cli, outputs, byBrowser);
 
       const exported = await cli.exportText();
       const resources = JSON.parse(exported).deployment.resources as Array<Record<string, any>>;
@@ -147,13 +153,7 @@ describe.concurrent("YAML programs with the plain pulumi CLI and pulumi-language
         expect(s.url).toBe(PREVIEW_URL); // the stack's config reached the program
         expect(s.shareLanguage).toBe("de");
       }
-      expect(outputs.shareUrls).toBe("[secret]");
-      const shown = JSON.parse((await cli.ok(["stack", "output", "--json", "--show-secrets"])).stdout) as Record<string, unknown>;
-      const links = {
-        chrome: `${emulator.shareBase}/de/s?${byBrowser.chrome!.linkId}`,
-        firefox: `${emulator.shareBase}/de/s?${byBrowser.firefox!.linkId}`,
-      };
-      expect(shown.shareUrls).toEqual(links);
+      const links = await expectShareLinks(cli, outputs, byBrowser);
 
       const exported = await cli.exportText();
       const component = (JSON.parse(exported).deployment.resources as Array<Record<string, any>>).find((r) => r.type === "remote-browser:index:ReviewSessions");
