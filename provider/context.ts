@@ -29,7 +29,7 @@ export class ProviderContext {
   readonly clock: Clock;
   readonly schedule?: PollSchedule;
   readonly engineAlive: () => boolean;
-  private cancelledAt?: number;
+  private wasCancelled = false;
   private readonly clientFor: (cfg: ProviderConfig) => RemoteBrowserClient;
   private config?: ProviderConfig;
   private configured?: ApiVersionBehaviour;
@@ -51,10 +51,10 @@ export class ProviderContext {
    * nothing is left for the next update to adopt.
    */
   cancel(): void {
-    this.cancelledAt ??= this.clock.now();
+    this.wasCancelled = true;
   }
 
-  readonly cancelled = (): boolean => this.cancelledAt !== undefined;
+  readonly cancelled = (): boolean => this.wasCancelled;
 
   /** Reads the provider's settings; `get` takes a key of the `remote-browser` namespace without prefix. */
   configure(get: (key: string) => string | undefined, env: NodeJS.ProcessEnv = process.env): void {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs Debian packages for the scripts that need a system program (postgres.sh, python-venv.sh), as root.
+# Installs Debian packages, as root, for the tests that need a system program: postgres.sh, python-venv.sh and
+# the generated Java SDK's test (Maven and a JDK).
 #
 #   scripts/apt-install.sh PACKAGE...
 #
