@@ -286,8 +286,8 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       expect(plugins.length).toBeGreaterThan(0);
       up.kill("SIGKILL");
       await exited;
-      // pulumi-language-yaml (1.32.0) does not notice that its engine is gone and idles on: it is not this
-      // package's, and a job runner that kills the whole process group takes it along. The test does that.
+      // pulumi-language-yaml (1.32.0) looks at its engine every five minutes and idles on until then: it is
+      // not this package's, and a job runner that kills the whole process group takes it along. So does this.
       for (const pid of languageHosts) if (isRunning(pid)) process.kill(pid, "SIGKILL");
 
       // Orphaned, the plugin exits without ending the session: the engine that would record it is gone.
