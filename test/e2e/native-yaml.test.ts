@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -246,16 +245,13 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     try {
       await setSecret(cli, "remote-browser:apiKey", slow.apiKey);
       // Started as a user's terminal starts it; interrupted as Ctrl-C interrupts it (SIGINT, once).
-      const up = spawn(pulumiBin, ["up", "--yes", "--non-interactive"], { cwd: cli.dir, env: cli.env });
-      let output = "";
-      up.stdout.on("data", (d) => (output += d));
-      up.stderr.on("data", (d) => (output += d));
-      const exited = new Promise<number | null>((resolve) => up.on("close", resolve));
+      const up = cli.start(["up", "--yes"]);
       await vi.waitFor(() => expect(slow.control.sessions().map((s) => s.status)).toEqual(["starting"]), { timeout: 120_000, interval: 100 });
-      up.kill("SIGINT");
-      const code = await exited;
+      up.child.kill("SIGINT");
+      const result = await up.done;
+      const output = text(result);
       const [session] = slow.control.sessions();
-      expect(code, output).not.toBe(0);
+      expect(result.code, output).not.toBe(0);
       expect(output).toContain(`the update was cancelled while session ${session!.vmId} was starting; the session was ended`);
       expect(slow.control.books()).toMatchObject({ started: 1, running: 0, neverEnded: 0 });
       expect((await cli.resources()).filter((r) => r.type === BROWSER_SESSION)).toEqual([]);
@@ -277,8 +273,7 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       await setSecret(cli, "remote-browser:apiKey", own.apiKey);
       own.control.preparation({ paused: true });
       // The CLI is the engine: killed as a CI runner kills a job, with no chance to cancel anything.
-      const up = spawn(pulumiBin, ["up", "--yes", "--non-interactive"], { cwd: cli.dir, env: cli.env, stdio: "ignore" });
-      const exited = new Promise((resolve) => up.on("close", resolve));
+      const { child: up, done: exited } = cli.start(["up", "--yes"]);
       const session = await until(() => own.control.sessions()[0], 120_000, "the session to be created");
       const children = childPids(up.pid!);
       const plugins = children.filter((pid) => /pulumi-resource-remote-browser/.test(commandOf(pid)));

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -116,6 +116,8 @@ export interface PulumiCli {
   readonly stateDir: string;
   /** Runs a command; `stdin` is its standard input (where secrets go). */
   run(args: string[], stdin?: string): Promise<Result>;
+  /** Starts a command and hands over its process (to signal or kill it) and its result. */
+  start(args: string[], stdin?: string): { child: ChildProcess; done: Promise<Result> };
   /** A command that must succeed. */
   ok(args: string[], stdin?: string): Promise<Result>;
   /** A command that must succeed and print no line with a warning or an error. */
@@ -137,17 +139,18 @@ export function pulumiCli(pulumiBin: string, dir: string, stateDir: string): Pul
     ...process.env,
     ...engineEnvironment({ pulumiBin, stateDir, workDir: dir, passphrase: randomBytes(16).toString("hex") }),
   };
-  const run = (args: string[], stdin = "") =>
-    new Promise<Result>((resolve) => {
-      const child = spawn(pulumiBin, [...args, "--non-interactive"], { cwd: dir, env });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d) => (stdout += d));
-      child.stderr.on("data", (d) => (stderr += d));
-      child.stdin.on("error", () => undefined);
-      child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      child.stdin.end(stdin);
-    });
+  const start = (args: string[], stdin = "") => {
+    const child = spawn(pulumiBin, [...args, "--non-interactive"], { cwd: dir, env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.stdin.on("error", () => undefined);
+    const done = new Promise<Result>((resolve) => child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr })));
+    child.stdin.end(stdin);
+    return { child, done };
+  };
+  const run = (args: string[], stdin = "") => start(args, stdin).done;
   const ok = async (args: string[], stdin?: string) => {
     const r = await run(args, stdin);
     expect(r.code, `pulumi ${args.join(" ")}:\n${r.stderr}\n${r.stdout}`).toBe(0);
@@ -159,6 +162,7 @@ export function pulumiCli(pulumiBin: string, dir: string, stateDir: string): Pul
     env,
     stateDir,
     run,
+    start,
     ok,
     async clean(args, stdin) {
       const r = await ok(args, stdin);
