@@ -15,6 +15,9 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           exclude: ["test/e2e/**"],
           testTimeout: 30_000,
+          // A hang guard, not a goal: vitest's 10 s default failed a CI run whose machine took longer than
+          // that to delete the workflow tests' 3,600 small files while e2e files built and installed beside it.
+          hookTimeout: 120_000,
           globalSetup: ["test/leftovers-setup.ts"],
         },
       },

@@ -28,7 +28,8 @@ let work: string;
 beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "prb-workflows-"));
 });
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+// Thousands of small files (every job run's world and workspace): deleted without holding the worker.
+afterAll(() => fs.promises.rm(work, { recursive: true, force: true }));
 
 // Distinct values, so that a test can look for each of them where it must not be.
 const SECRETS = {
