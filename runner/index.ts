@@ -12,6 +12,7 @@ import {
 import { setStackConfig } from "./config";
 import { outputsOfExportText } from "./outputs";
 import { engineEnvironment, findPulumiBin } from "./environment";
+import { enterPrivateTmp } from "./private-tmp";
 import { defaultStateDir } from "./state-dir";
 import { credentialsOf, lineRedactingSink, redactError, redactor, secretsOfEnvironment } from "./redact";
 
@@ -138,6 +139,9 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
         "with their headers, the Pulumi Cloud token among them\n",
     );
   }
+  const tmp = enterPrivateTmp();
+  // The CLI and the plugins write their temporary files there too (envVars wins over process.env).
+  envVars.TMPDIR = tmp.dir;
   try {
     const workspace = await LocalWorkspace.create({
       workDir: opts.workDir,
@@ -170,6 +174,7 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   } finally {
     out?.flush();
     err?.flush();
+    tmp.leave();
   }
 }
 

@@ -42,7 +42,8 @@ if (report) {
 }
 
 if (code !== 0) {
-  // A run can fail outside its tests: an unhandled error, a process left running (test/leftovers-setup.ts),
+  // A run can fail outside its tests: an unhandled error, a process or a temporary file left behind
+  // (test/leftovers-setup.ts),
   // a global setup that threw. Those are in the log only.
   let log = "";
   try {
@@ -51,7 +52,7 @@ if (code !== 0) {
     // no log: nothing more to add
   }
   const lines = log.split("\n");
-  const marks = [/Unhandled (Error|Rejection)/, /the run left \d+ process/, /Error: .*global ?setup/i];
+  const marks = [/Unhandled (Error|Rejection)/, /the run left \d+ (process|file)/, /Error: .*global ?setup/i];
   const seen = new Set();
   for (let i = 0; i < lines.length; i++) {
     if (!marks.some((m) => m.test(lines[i])) || seen.has(i)) continue;

@@ -80,6 +80,10 @@ describe("scripts/test-summary.js", () => {
     expect(failures).toContain("the run left 1 process(es) running");
     expect(failures).toContain("pid 42 (parent 1): node plugin");
 
+    const files = ["the run left 1 file(s) or folder(s) in its temporary folder (now removed):", "  /tmp/prb-test-run-x/automation-logs-up-1"].join("\n");
+    const leftFiles = summarize(dir, report(dir, [{ name: "ok", status: "passed" }]), files, 1);
+    expect(leftFiles.failures).toContain("automation-logs-up-1");
+
     const unhandled = summarize(dir, report(dir, [{ name: "ok", status: "passed" }]), "⎯⎯ Unhandled Errors ⎯⎯\nError: write EPIPE\n", 1);
     expect(unhandled.failures).toContain("Error: write EPIPE");
   });

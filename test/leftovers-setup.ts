@@ -1,20 +1,64 @@
 import { randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { RUN_MARKER_VAR, describeLeftovers, reapLeftovers } from "./helpers/leftovers";
 
 /**
  * Every project's global setup: marks the run's processes (the variable is inherited by the workers, and by
  * everything a test starts) and fails the run when any of them is still running after the last test.
  * The e2e setup makes the same check for the processes of its project folder (test/e2e/global-setup.ts).
+ *
+ * It also gives the run a temporary folder of its own (TMPDIR, inherited alike) and fails the run when
+ * anything but a compiler cache is left in it after the last teardown: a file some code writes to the
+ * temporary folder and never deletes stays on every machine that runs it (the Automation API's event logs
+ * did, unredacted, until the runner kept them in a folder of its own).
  */
 const RUN = Symbol.for("pulumi-remote-browser.test-run");
+interface SharedRun {
+  marker: string;
+  tmp: string;
+  before: string | undefined;
+  /** Projects of this run whose teardown has not run yet: the last one checks the folder. */
+  open: number;
+}
 
 export default function setup(): () => Promise<void> {
   // One marker for the projects of this run, and a new one for a run started inside it: an inherited one
   // would make the inner run take the outer run's processes for its own.
-  const shared = globalThis as { [RUN]?: string };
-  const marker = (shared[RUN] ??= randomBytes(8).toString("hex"));
-  process.env[RUN_MARKER_VAR] = marker;
-  return () => failOnLeftovers({ marker });
+  const shared = globalThis as { [RUN]?: SharedRun };
+  const run = (shared[RUN] ??= {
+    marker: randomBytes(8).toString("hex"),
+    before: process.env.TMPDIR,
+    tmp: fs.mkdtempSync(path.join(os.tmpdir(), "prb-test-run-")),
+    open: 0,
+  });
+  run.open++;
+  process.env[RUN_MARKER_VAR] = run.marker;
+  process.env.TMPDIR = run.tmp;
+  return async () => {
+    await failOnLeftovers({ marker: run.marker });
+    // Projects tear down in reverse order, each its setups in reverse: the e2e setup has removed its folder
+    // by the time the last of these runs.
+    if (--run.open > 0) return;
+    failOnLeftFiles(run.tmp);
+    if (run.before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = run.before;
+    delete shared[RUN];
+  };
+}
+
+/** Caches the tools keep in the temporary folder by design (Node's compile cache, ts-node's). */
+const CACHES = [/^node-compile-cache$/, /^ts-node-[0-9a-f]+$/];
+
+export function failOnLeftFiles(tmp: string): void {
+  const left = fs.readdirSync(tmp).filter((name) => !CACHES.some((c) => c.test(name)));
+  if (left.length > 0) {
+    const shown = left.slice(0, 20).map((name) => `  ${path.join(tmp, name)}`);
+    console.error(`\nthe run left ${left.length} file(s) or folder(s) in its temporary folder (now removed):\n${shown.join("\n")}\n`);
+    process.exitCode = 1;
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
 }
 
 export async function failOnLeftovers(query: Parameters<typeof reapLeftovers>[0]): Promise<void> {

@@ -66,3 +66,38 @@ describe("the check for processes a test run left behind", () => {
     expect(found).not.toContain(process.ppid);
   });
 });
+
+describe("the check for files a test run left in its temporary folder", () => {
+  const root = path.resolve(__dirname, "..");
+  /** A run of test/fixtures/left-files with the suite's global setup. */
+  async function fixtureRun(leave?: string): Promise<{ code: number | null; out: string; runTmp: string }> {
+    const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "prb-left-files-")), "tmpdir");
+    const env: NodeJS.ProcessEnv = { ...process.env, PRB_FIXTURE_REPORT: report, PRB_FIXTURE_LEAVE: leave ?? "" };
+    const child = spawn(process.execPath, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--config", "test/fixtures/left-files/vitest.config.ts"], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout!.on("data", (d) => (out += d));
+    child.stderr!.on("data", (d) => (out += d));
+    const code = await new Promise<number | null>((r) => child.once("close", r));
+    const runTmp = fs.readFileSync(report, "utf8");
+    fs.rmSync(path.dirname(report), { recursive: true, force: true });
+    return { code, out, runTmp };
+  }
+
+  it("fails the run naming what was left, keeps compiler caches out of it, and removes the folder", async () => {
+    const left = await fixtureRun("automation-logs-up-");
+    expect(left.code, left.out).toBe(1);
+    expect(left.out).toContain("the run left 1 file(s) or folder(s) in its temporary folder");
+    expect(left.out).toMatch(/prb-test-run-\w+\/automation-logs-up-\w+/);
+    expect(left.out).not.toContain("ts-node-0123abcd");
+    expect(fs.existsSync(left.runTmp)).toBe(false);
+
+    const clean = await fixtureRun();
+    expect(clean.code, clean.out).toBe(0);
+    expect(clean.out).not.toContain("the run left");
+    expect(fs.existsSync(clean.runTmp)).toBe(false);
+  }, 60_000);
+});
