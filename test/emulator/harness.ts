@@ -68,8 +68,8 @@ export async function startHarness(opts: EmulatorOptions = {}): Promise<Harness>
   return harness;
 }
 
-/** Polls `check` every few milliseconds until it returns a truthy value. */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 3000, intervalMs = 10): Promise<NonNullable<T>> {
+/** Polls `check` every few milliseconds until it returns a truthy value; the bound is a hang guard, not a goal. */
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 20_000, intervalMs = 10): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -79,7 +79,7 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 3000, 
   }
 }
 
-export function waitForStatus(h: Harness, vmId: string, status: string, timeoutMs = 3000): Promise<true> {
+export function waitForStatus(h: Harness, vmId: string, status: string, timeoutMs = 20_000): Promise<true> {
   return waitFor(async () => (await h.status(vmId)) === status || undefined, timeoutMs) as Promise<true>;
 }
 

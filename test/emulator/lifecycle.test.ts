@@ -27,7 +27,7 @@ describe("session lifecycle", () => {
     const a = await h.create();
     await sleep(60);
     expect(await h.status(a.body.vmId)).toBe("starting");
-    await waitForStatus(h, a.body.vmId, "running", 5_000);
+    await waitForStatus(h, a.body.vmId, "running");
   });
 
   it("ends preparation in error for the next N sessions when told to fail", async () => {
@@ -63,7 +63,7 @@ describe("session lifecycle", () => {
     const a = await h.create();
     expect((await h.post("/v8/vm/remove", { id: a.body.vmId })).body).toEqual({ status: "ok" });
     expect(await h.status(a.body.vmId)).toBe("stopping");
-    await waitForStatus(h, a.body.vmId, "deleted", 10_000);
+    await waitForStatus(h, a.body.vmId, "deleted");
   });
 
   it("moves a running session to stopping and then deleted on remove", async () => {
@@ -72,7 +72,7 @@ describe("session lifecycle", () => {
     h.emu.control.settings({ stopMs: 2_000 });
     await h.post("/v8/vm/remove", { id: a.body.vmId });
     expect(await h.status(a.body.vmId)).toBe("stopping");
-    await waitForStatus(h, a.body.vmId, "deleted", 10_000);
+    await waitForStatus(h, a.body.vmId, "deleted");
     expect(h.emu.control.sessions()[0]?.endedAt).not.toBeNull();
   });
 
@@ -81,7 +81,7 @@ describe("session lifecycle", () => {
     await h.post("/v8/vm/remove", { id: a.body.vmId });
     // Prepared after `a` for as long: once `b` runs, `a`'s preparation would have ended too.
     const b = await h.create();
-    await waitForStatus(h, b.body.vmId, "running", 10_000);
+    await waitForStatus(h, b.body.vmId, "running");
     expect(["stopping", "deleted"]).toContain(await h.status(a.body.vmId));
     expect(h.emu.control.sessions().find((s) => s.vmId === a.body.vmId)?.runningAt).toBeNull();
   });

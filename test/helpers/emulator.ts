@@ -136,8 +136,12 @@ export function useEmulator(opts: EmulatorOptions = {}): TestEnv {
   return env;
 }
 
-/** Polls `check` every few milliseconds until it returns a truthy value (for work the emulator finishes later). */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 2000): Promise<NonNullable<T>> {
+/**
+ * Polls `check` every few milliseconds until it returns a truthy value (for work the emulator finishes later).
+ * The bound is a hang guard, not a goal: it returns as soon as the condition holds, and a machine loaded
+ * by the e2e files beside it must not fail it.
+ */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 20_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
