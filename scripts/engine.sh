@@ -25,7 +25,13 @@ esac
 PINNED=$(sed -nE 's#^[[:space:]]*(require[[:space:]]+)?github.com/pulumi/pulumi/pkg/v3 v([0-9.]+)$#\2#p' "$module/go.mod")
 [ -n "$PINNED" ] || { log "$module/go.mod does not require github.com/pulumi/pulumi/pkg/v3"; exit 1; }
 
-version_of() { "$1" version 2>/dev/null | sed -E 's/^v//; s/[-+].*$//' || true; }
+# In a throwaway PULUMI_HOME: newer CLIs write a log of every command, `version` included, into its logs/.
+version_of() {
+  local home
+  home=$(mktemp -d)
+  PULUMI_HOME=$home "$1" version 2>/dev/null | sed -E 's/^v//; s/[-+].*$//' || true
+  rm -rf "$home"
+}
 source "$here/scripts/go-build.sh"
 
 if [ -n "${PULUMI_REMOTE_BROWSER_PULUMI:-}" ]; then
