@@ -6,7 +6,8 @@
 #
 # Debian's postgresql package is installed when no server is found. The data directory lives in a fresh
 # temporary folder; nothing outside it is touched. As root the server runs as the `postgres` user
-# (PostgreSQL refuses to run as root).
+# (PostgreSQL refuses to run as root), which must be able to reach that folder: a private TMPDIR (0700, as
+# the test suite's own is) is passed over for /tmp.
 set -euo pipefail
 log() { printf 'postgres: %s\n' "$*" >&2; }
 
@@ -29,7 +30,9 @@ start)
     bash "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh" postgresql
     bin=$(bindir)
   fi
-  dir=$(mktemp -d "${TMPDIR:-/tmp}/prb-postgres.XXXXXX")
+  parent=${TMPDIR:-/tmp}
+  if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$parent"; then parent=/tmp; fi
+  dir=$(mktemp -d "$parent/prb-postgres.XXXXXX")
   chmod 755 "$dir"
   [ "$(id -u)" = 0 ] && chown postgres: "$dir"
   port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
@@ -51,7 +54,7 @@ start)
   ;;
 stop)
   dir=${2:?usage: scripts/postgres.sh stop DIR}
-  case "$dir" in "${TMPDIR:-/tmp}"/prb-postgres.*) ;; *) log "refusing to remove $dir: not a folder this script made"; exit 1;; esac
+  case "$dir" in "${TMPDIR:-/tmp}"/prb-postgres.* | /tmp/prb-postgres.*) ;; *) log "refusing to remove $dir: not a folder this script made"; exit 1;; esac
   bin=$(bindir)
   [ -d "$dir/data" ] && as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >&2 || true
   rm -rf "$dir"
