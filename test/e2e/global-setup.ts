@@ -53,8 +53,7 @@ export default function setup(project: TestProject): () => Promise<void> {
 
   const installed = JSON.parse(fs.readFileSync(path.join(projectDir, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
   if (installed !== pulumiVersion) throw new Error(`the e2e project installed @pulumi/pulumi ${installed}, not ${pulumiVersion}`);
-  // Not in the user's PULUMI_HOME: newer CLIs log every command there.
-  const cli = execFileSync(pulumiBin, ["version"], { encoding: "utf8", env: { ...process.env, PULUMI_HOME: path.join(base, "version-home") } }).trim();
+  const cli = execFileSync(pulumiBin, ["version"], { encoding: "utf8" }).trim();
   console.log(`e2e: node ${process.version}, @pulumi/pulumi ${installed} (installed from npm), pulumi CLI ${cli}`);
 
   project.provide("e2e", { projectDir, pulumiBin, tarball: path.join(base, tarball) });
