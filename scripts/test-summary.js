@@ -43,8 +43,7 @@ if (report) {
 
 if (code !== 0) {
   // A run can fail outside its tests: an unhandled error, a process or a temporary file left behind
-  // (test/leftovers-setup.ts),
-  // a global setup that threw. Those are in the log only.
+  // (test/leftovers-setup.ts), a global setup that threw. Those are in the log only.
   let log = "";
   try {
     log = plain(fs.readFileSync(logFile, "utf8"));
