@@ -1,0 +1,10 @@
+import { beforeEach } from "vitest";
+
+/**
+ * Every test starts after a turn of the event loop. A worker's messages to vitest's main process wait for
+ * their answers with a fixed 60 s timer, and a file of synchronous tests (the workflow tests run each step
+ * with spawnSync) never lets the worker read an answer: once such a file ran past 60 s on a loaded CI
+ * machine, the timer fired, vitest reported `Timeout calling "onTaskUpdate"`, and the run failed with every
+ * test passed. A turn between tests reads the answers; only a single test of over 60 s could still trip it.
+ */
+beforeEach(() => new Promise<void>((resolve) => setImmediate(resolve)));
