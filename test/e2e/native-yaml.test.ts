@@ -31,7 +31,7 @@ beforeAll(async () => {
   const install = path.join(base, "install");
   fs.mkdirSync(install);
   fs.writeFileSync(path.join(install, "package.json"), JSON.stringify({ name: "native-yaml-install", private: true }));
-  installPackage(install, inject("e2e").tarball);
+  await installPackage(install, inject("e2e").tarball);
   modules = path.join(install, "node_modules");
   emulator = await startEmulator({ prepMs: 300 });
 });
@@ -42,7 +42,7 @@ afterAll(async () => {
 
 /** A stack of the program `name` (a folder of programs/native-yaml) in a copy of its own, with `--stack` `dev`. */
 async function stackOf(name: string, copy: string, on: Emulator = emulator): Promise<PulumiCli> {
-  const cli = yamlProject({ source: path.join(programs, name), dir: path.join(base, copy), stateDir: path.join(base, `${copy}-state`), pulumiBin, sharedModules: modules });
+  const cli = await yamlProject({ source: path.join(programs, name), dir: path.join(base, copy), stateDir: path.join(base, `${copy}-state`), pulumiBin, sharedModules: modules });
   await cli.clean(["stack", "init", "dev"]);
   await cli.clean(["config", "set", "remote-browser:baseUrl", on.apiBaseUrl]);
   return cli;

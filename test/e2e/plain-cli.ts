@@ -1,7 +1,8 @@
-import { ChildProcess, execFileSync, spawn } from "node:child_process";
+import { ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { promisify } from "node:util";
 import { expect } from "vitest";
 import type { Emulator } from "../../emulator";
 import { engineEnvironment } from "../../runner/environment";
@@ -98,11 +99,14 @@ export function cellPulumiSdk(): string {
  * What a program folder's README asks for, `npm install` in the folder: the packed package (with its
  * plugin) and the cell's @pulumi/pulumi. Returns the plugin the install put in `node_modules/.bin`.
  */
-export function installPackage(dir: string, tarball: string): string {
-  execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, `@pulumi/pulumi@${cellPulumiSdk()}`], {
-    cwd: dir,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+export async function installPackage(dir: string, tarball: string): Promise<string> {
+  // Not execFileSync: a worker blocked that long on a loaded machine misses vitest's 60 s message timer.
+  const { stderr } = await promisify(execFile)(
+    "npm",
+    ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, `@pulumi/pulumi@${cellPulumiSdk()}`],
+    { cwd: dir, encoding: "utf8" },
+  );
+  process.stderr.write(stderr);
   const plugin = path.join(dir, "node_modules", ".bin", "pulumi-resource-remote-browser");
   if (!fs.existsSync(plugin)) throw new Error(`npm install in ${dir} did not install the plugin ${plugin}`);
   return plugin;
@@ -205,11 +209,11 @@ export function accountBooks(emulator: Emulator, accountId: string) {
  * Checks that the engine can only have the YAML host from beside `pulumi` and the plugin from the folder's
  * Pulumi.yaml (none on PATH).
  */
-export function yamlProject(opts: { source: string; dir: string; stateDir: string; pulumiBin: string; tarball?: string; sharedModules?: string }): PulumiCli {
+export async function yamlProject(opts: { source: string; dir: string; stateDir: string; pulumiBin: string; tarball?: string; sharedModules?: string }): Promise<PulumiCli> {
   const { source, dir, pulumiBin } = opts;
   fs.cpSync(source, dir, { recursive: true, filter: (src) => !/^(node_modules|Pulumi\..+\.yaml)$/.test(path.basename(src)) });
   if (opts.sharedModules) fs.symlinkSync(opts.sharedModules, path.join(dir, "node_modules"));
-  else installPackage(dir, opts.tarball!);
+  else await installPackage(dir, opts.tarball!);
   expect(fs.existsSync(path.join(dir, "node_modules", ".bin", "pulumi-resource-remote-browser")), "the package installs its plugin").toBe(true);
   const cli = pulumiCli(pulumiBin, dir, opts.stateDir);
   expect(onPath("pulumi-language-yaml", cli.env.PATH!)).toBe(path.join(path.dirname(pulumiBin), "pulumi-language-yaml"));

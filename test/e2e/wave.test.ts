@@ -19,8 +19,8 @@ if (!Number.isInteger(STACKS) || !Number.isInteger(LIMIT) || LIMIT < 1 || STACKS
 }
 
 let postgres: Postgres;
-beforeAll(() => {
-  postgres = startPostgres();
+beforeAll(async () => {
+  postgres = await startPostgres();
 });
 afterAll(() => postgres?.stop());
 

@@ -65,7 +65,7 @@ async function noChangesThenDestroy(cli: PulumiCli, accountId: string): Promise<
 
 async function stackOf(name: string, source: string, account: { runningLimit?: number } = {}) {
   const { apiKey, accountId } = newAccount(emulator, account);
-  const cli = yamlProject({ source, dir: path.join(base, name), stateDir: path.join(base, `${name}-state`), pulumiBin, tarball: inject("e2e").tarball });
+  const cli = await yamlProject({ source, dir: path.join(base, name), stateDir: path.join(base, `${name}-state`), pulumiBin, tarball: inject("e2e").tarball });
   await cli.clean(["stack", "init", "dev"]);
   await cli.clean(["config", "set", "remote-browser:baseUrl", emulator.apiBaseUrl]);
   // The key goes in on standard input, never on a command line.
