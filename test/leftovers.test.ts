@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RUN_MARKER_VAR, findLeftovers, reapLeftovers } from "./helpers/leftovers";
 import { isRunning, processInfo } from "./helpers/processes";
+import { runVitestFixture } from "./helpers/vitest-fixture";
 
 /**
  * The check that fails a test run which leaves a process running (test/leftovers-setup.ts), against
@@ -68,20 +69,10 @@ describe("the check for processes a test run left behind", () => {
 });
 
 describe("the check for files a test run left in its temporary folder", () => {
-  const root = path.resolve(__dirname, "..");
   /** A run of test/fixtures/left-files with the suite's global setup. */
   async function fixtureRun(leave?: string): Promise<{ code: number | null; out: string; runTmp: string }> {
     const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "prb-left-files-")), "tmpdir");
-    const env: NodeJS.ProcessEnv = { ...process.env, PRB_FIXTURE_REPORT: report, PRB_FIXTURE_LEAVE: leave ?? "" };
-    const child = spawn(process.execPath, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--config", "test/fixtures/left-files/vitest.config.ts"], {
-      cwd: root,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout!.on("data", (d) => (out += d));
-    child.stderr!.on("data", (d) => (out += d));
-    const code = await new Promise<number | null>((r) => child.once("close", r));
+    const { code, out } = await runVitestFixture("test/fixtures/left-files/vitest.config.ts", { PRB_FIXTURE_REPORT: report, PRB_FIXTURE_LEAVE: leave ?? "" });
     const runTmp = fs.readFileSync(report, "utf8");
     fs.rmSync(path.dirname(report), { recursive: true, force: true });
     return { code, out, runTmp };

@@ -1,24 +1,10 @@
-import { spawn } from "node:child_process";
-import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import config from "../vitest.config";
-
-const root = path.resolve(__dirname, "..");
+import { runVitestFixture } from "./helpers/vitest-fixture";
 
 /** A run of test/fixtures/sync-tests: 66 s of synchronous tests in one file. */
-async function fixtureRun(yieldBetweenTests: boolean): Promise<{ code: number | null; out: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PRB_FIXTURE_NO_YIELD: yieldBetweenTests ? "" : "1" };
-  const child = spawn(process.execPath, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--config", "test/fixtures/sync-tests/vitest.config.ts"], {
-    cwd: root,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  const code = await new Promise<number | null>((r) => child.once("close", r));
-  return { code, out };
-}
+const fixtureRun = (yieldBetweenTests: boolean) =>
+  runVitestFixture("test/fixtures/sync-tests/vitest.config.ts", { PRB_FIXTURE_NO_YIELD: yieldBetweenTests ? "" : "1" });
 
 describe("a file of synchronous tests longer than vitest's 60 s message timer", () => {
   it("fails its run without a turn of the event loop between tests, and passes with the suite's setup file", async () => {
