@@ -1,11 +1,11 @@
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { deriveSchema, PackageSchema, withNativeSchema } from "../../component/packageSchema";
 import { startEmulator } from "../../emulator";
-import { run, sdkgen } from "./sdkgen";
+import { run } from "../helpers/run";
+import { sdkgen } from "./sdkgen";
 import { engineEnvironment } from "../../runner/environment";
 import { RunFailed, withStack } from "./harness";
 import { accountBooks, newAccount } from "./plain-cli";
@@ -50,11 +50,7 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
     const workDir = fs.mkdtempSync(path.join(projectDir, "get-schema-"));
     try {
       const env = { ...process.env, ...engineEnvironment({ pulumiBin, stateDir: workDir, workDir }) };
-      const printed = await new Promise<string>((resolve, reject) =>
-        execFile(pulumiBin, ["package", "get-schema", plugin], { cwd: workDir, env, maxBuffer: 8 << 20 }, (err, stdout, stderr) =>
-          err ? reject(new Error(`get-schema failed: ${stderr}`)) : resolve(stdout),
-        ),
-      );
+      const printed = await run(pulumiBin, ["package", "get-schema", plugin], { cwd: workDir, env });
       const served = JSON.parse(printed) as PackageSchema;
       const derived = await deriveSchema(root);
       expect(comparable(served)).toEqual(comparable(withNativeSchema(derived)));

@@ -1,11 +1,11 @@
-import { ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import { ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import { expect } from "vitest";
 import type { Emulator } from "../../emulator";
 import { engineEnvironment } from "../../runner/environment";
+import { run as runCommand } from "../helpers/run";
 
 /**
  * What the plain-CLI tests share (test/e2e/yaml-cli.test.ts, native-yaml.test.ts): a Pulumi install with
@@ -100,13 +100,7 @@ export function cellPulumiSdk(): string {
  * plugin) and the cell's @pulumi/pulumi. Returns the plugin the install put in `node_modules/.bin`.
  */
 export async function installPackage(dir: string, tarball: string): Promise<string> {
-  // Not execFileSync: a worker blocked that long on a loaded machine misses vitest's 60 s message timer.
-  const { stderr } = await promisify(execFile)(
-    "npm",
-    ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, `@pulumi/pulumi@${cellPulumiSdk()}`],
-    { cwd: dir, encoding: "utf8" },
-  );
-  process.stderr.write(stderr);
+  await runCommand("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, `@pulumi/pulumi@${cellPulumiSdk()}`], { cwd: dir });
   const plugin = path.join(dir, "node_modules", ".bin", "pulumi-resource-remote-browser");
   if (!fs.existsSync(plugin)) throw new Error(`npm install in ${dir} did not install the plugin ${plugin}`);
   return plugin;

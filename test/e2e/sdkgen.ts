@@ -1,8 +1,8 @@
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { run } from "../helpers/run";
 
 /**
  * Pulumi's own SDK code generators, built once per source and module set into the cache outside the
@@ -12,14 +12,6 @@ import * as path from "node:path";
  * What `pulumi package add` has a language host run, for machines without those hosts.
  */
 const root = path.resolve(__dirname, "..", "..");
-
-export function run(command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile(command, args, { ...opts, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`${command} ${args.join(" ")} failed: ${err.message}\n${stderr}\n${stdout.slice(-4000)}`)) : resolve(stdout),
-    ),
-  );
-}
 
 const cacheDir = () => path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-remote-browser");
 const hashOf = (...parts: Buffer[]) => parts.reduce((h, p) => h.update(p), createHash("sha256")).digest("hex").slice(0, 16);

@@ -41,7 +41,6 @@ function expectNowhere(secrets: string[], exported: string, stateDir: string): v
   }
 }
 
-/** ProgramTest's end of a two-session stack: preview and refresh without changes, then destroy ends both. */
 /** The stack's `shareUrls` output: masked by default, each browser's link with --show-secrets. Returns the links. */
 async function expectShareLinks(cli: PulumiCli, outputs: Record<string, unknown>, byBrowser: Record<string, { linkId: string } | undefined>) {
   expect(outputs.shareUrls).toBe("[secret]");
@@ -54,6 +53,7 @@ async function expectShareLinks(cli: PulumiCli, outputs: Record<string, unknown>
   return links;
 }
 
+/** ProgramTest's end of a two-session stack: preview and refresh without changes, then destroy ends both. */
 async function noChangesThenDestroy(cli: PulumiCli, accountId: string): Promise<void> {
   await cli.clean(["preview", "--expect-no-changes"]);
   await cli.clean(["refresh", "--expect-no-changes", "--yes"]);

@@ -1,6 +1,6 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import * as path from "node:path";
-import { promisify } from "node:util";
+import { run } from "./run";
 
 /** A PostgreSQL server on loopback for a shared Pulumi backend, from the project's script. */
 export interface Postgres {
@@ -11,12 +11,9 @@ export interface Postgres {
 }
 
 const script = path.resolve(__dirname, "..", "..", "scripts", "postgres.sh");
-// Starting and stopping take seconds, and longer on a loaded machine: not in a call that blocks the worker.
-const run = promisify(execFile);
 
 export async function startPostgres(): Promise<Postgres> {
-  const { stdout } = await run("bash", [script, "start"], { encoding: "utf8" });
-  const url = stdout.trim();
+  const url = (await run("bash", [script, "start"])).trim();
   return {
     url,
     query: (sql) =>
@@ -25,7 +22,7 @@ export async function startPostgres(): Promise<Postgres> {
         .filter(Boolean),
     stop: async () => {
       // The server knows its own folder; the script removes exactly that.
-      const dataDir = (await run("psql", [url, "-At", "-c", "show data_directory"], { encoding: "utf8" })).stdout.trim();
+      const dataDir = (await run("psql", [url, "-At", "-c", "show data_directory"])).trim();
       await run("bash", [script, "stop", path.dirname(dataDir)]);
     },
   };
