@@ -1,5 +1,4 @@
-import * as fs from "node:fs";
-import * as path from "node:path";
+import { packageRoot } from "../native/identity";
 import { serveNative } from "../native/server";
 import { exitWhenEngineGone } from "../provider/liveness";
 import { RemoteBrowserComponentProvider } from "./provider";
@@ -10,15 +9,6 @@ import { RemoteBrowserComponentProvider } from "./provider";
 // `bin/pulumi-resource-remote-browser` runs it, and `index.ts` when the Node.js language host runs the
 // package folder; the engine passes its address as the first argument.
 
-/** The folder of this package's `package.json`, from the compiled (`dist/component`) or the source folder. */
-export function packageRoot(from: string = __dirname): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    const manifest = path.join(dir, "package.json");
-    if (fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, "utf8")).name === "pulumi-remote-browser") return dir;
-    if (path.dirname(dir) === dir) throw new Error(`no package.json of pulumi-remote-browser above ${from}`);
-  }
-}
-
 /** Starts the plugin's gRPC server; `args` as the engine passes them (its address first). */
 export function serve(args: string[] = process.argv.slice(2)): Promise<void> {
   // A plugin whose engine was killed is of no use to anyone, and one that went on waiting would end, at
@@ -26,5 +16,7 @@ export function serve(args: string[] = process.argv.slice(2)): Promise<void> {
   exitWhenEngineGone();
   return serveNative(new RemoteBrowserComponentProvider(packageRoot()), args);
 }
+
+export { packageRoot };
 
 if (require.main === module) void serve();

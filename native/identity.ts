@@ -1,0 +1,65 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+/**
+ * Who the plugin is: its package name, its version and where the engine downloads it from. One place,
+ * because the schema, GetPluginInfo, the generated SDKs and the release archives must all say the same.
+ *
+ * From a checkout or an npm install, the facts come from this package's `package.json`. A release binary
+ * has no package.json beside it: the release build replaces `PRB_RELEASE` with the facts of the release
+ * (a bundler `define`), so the binary knows its version without any file.
+ */
+
+/** Set by the release build (scripts/release): the version and download address the binary was built as. */
+declare const PRB_RELEASE: { version: string; pluginDownloadURL: string; repository: string } | undefined;
+
+export interface PluginIdentity {
+  /** The Pulumi package name: resource types are `remote-browser:index:<Type>`. */
+  name: "remote-browser";
+  /** The plugin's semantic version, without a leading `v`. */
+  version: string;
+  /** Where the engine downloads the plugin's archives from (`github://api.github.com/<owner>/<repo>`). */
+  pluginDownloadURL: string;
+  /** The repository's web address (`https://github.com/<owner>/<repo>`). */
+  repository: string;
+}
+
+/** The folder of this package's `package.json`, from the compiled (`dist/...`) or the source folder. */
+export function packageRoot(from: string = __dirname): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const manifest = path.join(dir, "package.json");
+    if (fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, "utf8")).name === "pulumi-remote-browser") return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json of pulumi-remote-browser above ${from}`);
+  }
+}
+
+/**
+ * `github://api.github.com/<owner>/<repo>` for a package.json `repository` on GitHub, in any of npm's
+ * spellings (`git+https://github.com/o/r.git`, `github:o/r`, `o/r`, or an object with `url`).
+ */
+export function githubOf(repository: unknown): { owner: string; repo: string } {
+  const url = typeof repository === "string" ? repository : (repository as { url?: unknown } | undefined)?.url;
+  if (typeof url !== "string") throw new Error("package.json has no repository: the plugin's download address derives from it");
+  const m = /^(?:github:|git\+https:\/\/github\.com\/|https:\/\/github\.com\/|git@github\.com:)?([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?\/?$/.exec(url);
+  if (!m) throw new Error(`package.json's repository is not a GitHub repository (${url.slice(0, 200)})`);
+  return { owner: m[1], repo: m[2] };
+}
+
+let cached: PluginIdentity | undefined;
+
+export function pluginIdentity(): PluginIdentity {
+  if (cached) return cached;
+  if (typeof PRB_RELEASE !== "undefined" && PRB_RELEASE) {
+    cached = { name: "remote-browser", ...PRB_RELEASE };
+    return cached;
+  }
+  const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot(), "package.json"), "utf8")) as { version: string; repository?: unknown };
+  const { owner, repo } = githubOf(manifest.repository);
+  cached = {
+    name: "remote-browser",
+    version: manifest.version,
+    pluginDownloadURL: `github://api.github.com/${owner}/${repo}`,
+    repository: `https://github.com/${owner}/${repo}`,
+  };
+  return cached;
+}
