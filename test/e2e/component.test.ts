@@ -103,10 +103,10 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
         expect(component.outputs.shareUrls.ciphertext, "shareUrls is a secret in the state").toEqual(expect.any(String));
         expect(component.outputs.sessionIds).toEqual({ chrome: byBrowser.chrome.vmId, firefox: byBrowser.firefox.vmId });
         const children = resources.filter((r) => r.parent === component.urn);
-        expect(children.map((r) => r.type)).toEqual([
-          "pulumi-nodejs:dynamic/remote-browser:BrowserSession",
-          "pulumi-nodejs:dynamic/remote-browser:BrowserSession",
-        ]);
+        // The plugin's own sessions, at the plugin's own version.
+        expect(children.map((r) => r.type)).toEqual([NATIVE_TYPE, NATIVE_TYPE]);
+        const version = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version;
+        for (const child of children) expect(child.provider).toMatch(new RegExp(`::pulumi:providers:remote-browser::default_${version.replace(/\./g, "_")}`));
         expect(children.map((r) => r.urn.split("::").pop()).sort()).toEqual(["review-chrome", "review-firefox"]);
         for (const child of children) expect(child.outputs.shareUrl.ciphertext).toEqual(expect.any(String));
         for (const secret of [stack.emulator.apiKey, ...sessions.map((s) => s.linkId)]) {
@@ -135,6 +135,38 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
     );
   });
 
+  it("an explicit provider given to the component reaches its sessions: they start in that provider's account", async () => {
+    await withStack(
+      "component-review.js",
+      async (stack) => {
+        const second = newAccount(stack.emulator);
+        const secondAccount = path.join(stack.workDir, "second-account.json");
+        fs.writeFileSync(secondAccount, JSON.stringify({ apiKey: second.apiKey, baseUrl: stack.emulator.apiBaseUrl }), { mode: 0o600 });
+        const config = { browsers: "chrome,firefox", secondAccount };
+        const up = await stack.run("up", { config });
+        // The stack, the provider, the component and its two sessions.
+        expect(up.changes).toEqual({ create: 5 });
+        // Every session in the second account, none in the stack's own.
+        expect(accountBooks(stack.emulator, second.accountId)).toMatchObject({ started: 2, running: 2 });
+        expect(stack.emulator.control.sessions()).toHaveLength(2);
+        const resources = JSON.parse(await stack.exportState()).deployment.resources as Array<Record<string, any>>;
+        const component = resources.find((r) => r.type === TYPE)!;
+        const children = resources.filter((r) => r.parent === component.urn);
+        expect(children.map((r) => r.type)).toEqual([NATIVE_TYPE, NATIVE_TYPE]);
+        for (const child of children) expect(child.provider).toMatch(/::pulumi:providers:remote-browser::second-account::/);
+        const explicit = resources.find((r) => r.type === "pulumi:providers:remote-browser" && r.urn.endsWith("::second-account"))!;
+        expect(explicit.inputs.apiKey.ciphertext, "the explicit provider's key is a secret in the state").toEqual(expect.any(String));
+        expect(stack.stateFilesText().includes(second.apiKey), "the second account's key appears in the state files").toBe(false);
+
+        await stack.run("preview", { config, expectNoChanges: true });
+        await stack.run("refresh", { config, expectNoChanges: true });
+        expect((await stack.run("destroy", { config })).changes).toEqual({ delete: 5 });
+        expect(accountBooks(stack.emulator, second.accountId)).toMatchObject({ started: 2, neverEnded: 0 });
+      },
+      { pathDirs: [pluginDir()] },
+    );
+  });
+
   // No Python language host can be had here, so the Automation API of the Python SDK runs the example's
   // __main__.py as an inline program (it serves the program itself), and the SDK `pulumi package add`
   // would generate comes from the same Python code generator the language host uses (sdkgen.go), fed with
@@ -148,8 +180,8 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
     const example = path.join(root, "examples", "python-review");
     const pyVersion = JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
     const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-python-"));
-    // The work folder sits in the e2e project, whose node_modules the sessions' dynamic provider loads from.
-    const workDir = fs.mkdtempSync(path.join(projectDir, "stacks-python-"));
+    // The work folder has no node_modules, nor any above it: everything runs in the plugin.
+    const workDir = fs.mkdtempSync(path.join(base, "stacks-python-"));
     const emulator = await startEmulator({ prepMs: 300 });
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
@@ -299,6 +331,8 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
       const exportedComponents = await exportOf("components");
       const component = JSON.parse(exportedComponents).deployment.resources.find((r: any) => r.type === TYPE);
       expect(component.outputs.shareUrls.ciphertext).toEqual(expect.any(String));
+      const sessionsOfComponent = JSON.parse(exportedComponents).deployment.resources.filter((r: any) => r.parent === component.urn);
+      expect(sessionsOfComponent.map((r: any) => r.type)).toEqual([NATIVE_TYPE, NATIVE_TYPE]);
       for (const secret of [emulator.apiKey, ...components.map((s) => s.linkId)]) expect(exportedComponents.includes(secret)).toBe(false);
       expect((await act("preview", reviewSessions, "components")).changes).toEqual({ same: 4 });
       expect((await act("destroy", reviewSessions, "components")).changes).toEqual({ delete: 4 });

@@ -13,11 +13,23 @@ class ReviewSessions extends pulumi.ComponentResource {
 
 module.exports = async () => {
   const config = new pulumi.Config();
-  const review = new ReviewSessions("review", {
-    browsers: (config.get("browsers") ?? "chrome").split(","),
-    url: config.get("url") ?? "https://example.com/",
-    shareLanguage: config.get("shareLanguage"),
-    country: config.get("country"),
-  });
+  // With `secondAccount` (a file holding another account's key and the service address), the component
+  // gets an explicit provider of that account, as `opts.providers` of a generated SDK passes it.
+  const second = config.get("secondAccount");
+  let opts;
+  if (second) {
+    const { apiKey, baseUrl } = JSON.parse(require("node:fs").readFileSync(second, "utf8"));
+    opts = { providers: [new pulumi.ProviderResource("remote-browser", "second-account", { apiKey: pulumi.secret(apiKey), baseUrl })] };
+  }
+  const review = new ReviewSessions(
+    "review",
+    {
+      browsers: (config.get("browsers") ?? "chrome").split(","),
+      url: config.get("url") ?? "https://example.com/",
+      shareLanguage: config.get("shareLanguage"),
+      country: config.get("country"),
+    },
+    opts,
+  );
   return { sessionIds: review.sessionIds, shareUrls: review.shareUrls, browserNames: review.browserNames };
 };
