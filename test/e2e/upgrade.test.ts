@@ -41,31 +41,49 @@ const active = (stack: E2EStack) =>
     .map((s) => s.vmId)
     .sort();
 
+interface Recorded {
+  apiBaseUrl: string;
+  sessions: SessionSeed[];
+}
+
+/** The service part of an owner fingerprint (`svc-…`, a hash of the service's address). */
+const servicePart = (baseUrl: string) => ownerFingerprint({ contact: "", subscriptions: [], service: serviceAddress(baseUrl) }).split("@")[1];
+
+/**
+ * The recorded sessions into this test's service, and the recorded state into a fresh stack. The state
+ * names the service address it was made with (the default provider's recorded settings, used by refresh,
+ * and the service part of each session's owner fingerprint); here the same service has another port. The
+ * runner creates a stack only for up and preview: this one is made empty, to import into.
+ */
+async function importRecorded(stack: E2EStack, stateFile: string, recorded: Recorded): Promise<void> {
+  for (const seed of recorded.sessions) stack.emulator.control.seedSession(seed);
+  fs.writeFileSync(path.join(stack.workDir, "Pulumi.yaml"), "name: e2e\nruntime: nodejs\n");
+  const created = await stack.cli(["stack", "init"]);
+  expect(created.code, created.stderr).toBe(0);
+  const state = fixture(stateFile)
+    .split(recorded.apiBaseUrl)
+    .join(stack.emulator.apiBaseUrl)
+    .split(`@${servicePart(recorded.apiBaseUrl)}`)
+    .join(`@${servicePart(stack.emulator.apiBaseUrl)}`);
+  expect(state).not.toContain(UPGRADE_API_KEY);
+  const file = path.join(stack.workDir, "recorded-state.json");
+  fs.writeFileSync(file, state, { mode: 0o600 });
+  const imported = await stack.cli(["stack", "import", "--file", file]);
+  expect(imported.code, imported.stderr).toBe(0);
+}
+
 it("refreshes, previews without changes, updates in place and destroys a stack recorded with release 0.1.0", async () => {
   const { projectDir } = inject("e2e");
-  const recorded = JSON.parse(fixture(UPGRADE_SESSIONS_FILE)) as { apiBaseUrl: string; sessions: SessionSeed[] };
+  const recorded = JSON.parse(fixture(UPGRADE_SESSIONS_FILE)) as Recorded;
   const vmIds = recorded.sessions.map((s) => s.vmId).sort();
   expect(vmIds).toHaveLength(3);
 
   await withStack(
     "upgrade.js",
     async (stack) => {
+      await importRecorded(stack, UPGRADE_STATE_FILE, recorded);
       // The service still holds the recorded sessions.
-      for (const seed of recorded.sessions) stack.emulator.control.seedSession(seed);
       expect(active(stack)).toEqual(vmIds);
-
-      // A fresh stack with the recorded state. The state names the service address it was made with (the
-      // default provider's recorded settings, used by refresh); here the same service has another port.
-      // The runner creates a stack only for up and preview: this one is made empty, to import into.
-      fs.writeFileSync(path.join(stack.workDir, "Pulumi.yaml"), "name: e2e\nruntime: nodejs\n");
-      const created = await stack.cli(["stack", "init"]);
-      expect(created.code, created.stderr).toBe(0);
-      const state = fixture(UPGRADE_STATE_FILE).split(recorded.apiBaseUrl).join(stack.emulator.apiBaseUrl);
-      expect(state).not.toContain(UPGRADE_API_KEY);
-      const stateFile = path.join(stack.workDir, "recorded-state.json");
-      fs.writeFileSync(stateFile, state, { mode: 0o600 });
-      const imported = await stack.cli(["stack", "import", "--file", stateFile]);
-      expect(imported.code, imported.stderr).toBe(0);
       expect(await sessionIds(stack)).toEqual(vmIds);
 
       const config = { readyTimeoutSeconds: "120" };
@@ -131,7 +149,7 @@ it("refreshes and destroys sessions recorded with the previous fingerprint forma
 
 it("moves the dynamic sessions of a recorded ReviewSessions to the plugin's BrowserSession in place: same ids, same links, nothing started", async () => {
   const { projectDir } = inject("e2e");
-  const recorded = JSON.parse(fixture(REVIEW_SESSIONS_FILE)) as { apiBaseUrl: string; sessions: SessionSeed[] };
+  const recorded = JSON.parse(fixture(REVIEW_SESSIONS_FILE)) as Recorded;
   const vmIds = recorded.sessions.map((s) => s.vmId).sort();
   expect(vmIds).toHaveLength(2);
   const children = async (stack: E2EStack) => {
@@ -146,25 +164,10 @@ it("moves the dynamic sessions of a recorded ReviewSessions to the plugin's Brow
   await withStack(
     "upgrade-review.js",
     async (stack) => {
-      for (const seed of recorded.sessions) stack.emulator.control.seedSession(seed);
+      await importRecorded(stack, REVIEW_STATE_FILE, recorded);
       expect(active(stack)).toEqual(vmIds);
-      fs.writeFileSync(path.join(stack.workDir, "Pulumi.yaml"), "name: e2e\nruntime: nodejs\n");
-      const created = await stack.cli(["stack", "init"]);
-      expect(created.code, created.stderr).toBe(0);
-      // The same service on another port: its address, and the service part of each session's recorded
-      // owner fingerprint (a hash of that address), as the recording service's.
-      const servicePart = (baseUrl: string) => ownerFingerprint({ contact: "", subscriptions: [], service: serviceAddress(baseUrl) }).split("@")[1];
-      const state = fixture(REVIEW_STATE_FILE)
-        .split(recorded.apiBaseUrl)
-        .join(stack.emulator.apiBaseUrl)
-        .split(`@${servicePart(recorded.apiBaseUrl)}`)
-        .join(`@${servicePart(stack.emulator.apiBaseUrl)}`);
-      expect(state).toContain(`@${servicePart(stack.emulator.apiBaseUrl)}`);
-      expect(state).not.toContain(UPGRADE_API_KEY);
-      const stateFile = path.join(stack.workDir, "recorded-state.json");
-      fs.writeFileSync(stateFile, state, { mode: 0o600 });
-      const imported = await stack.cli(["stack", "import", "--file", stateFile]);
-      expect(imported.code, imported.stderr).toBe(0);
+      // Each session's recorded owner names this service: refresh and delete check it.
+      expect(await stack.exportState()).toContain(`@${servicePart(stack.emulator.apiBaseUrl)}`);
       expect(await children(stack)).toEqual(vmIds.map((id) => ({ type: DYNAMIC_TYPE, id })));
       const recordedLinks = await links(stack);
       expect(Object.keys(recordedLinks as object).sort()).toEqual(["chrome", "firefox"]);
@@ -172,21 +175,23 @@ it("moves the dynamic sessions of a recorded ReviewSessions to the plugin's Brow
       const config = { readyTimeoutSeconds: "120" };
       // The recorded sessions as they are, read by their own stored provider.
       await stack.run("refresh", { expectNoChanges: true });
-      // The move: no session created, replaced or deleted; only the engine's bookkeeping changes.
+      // The move: the engine follows the alias and finds nothing to change, at preview as at up (the
+      // stack, the component and its two sessions the same); only the recorded types and provider change.
+      await stack.run("preview", { config, expectNoChanges: true });
       const moved = await stack.run("up", { config });
-      expect(moved.changes.create ?? 0).toBe(0);
-      expect(moved.changes.replace ?? 0).toBe(0);
-      expect(moved.changes["delete-replaced"] ?? 0).toBe(0);
+      expect(moved.changes).toEqual({ same: 4 });
       expect(await children(stack)).toEqual(vmIds.map((id) => ({ type: NATIVE_TYPE, id })));
       expect(await links(stack)).toEqual(recordedLinks);
       expect(Object.values(moved.outputs.sessionIds as Record<string, string>).sort()).toEqual(vmIds);
       expect(stack.emulator.control.books().started).toBe(0);
       expect(active(stack)).toEqual(vmIds);
 
-      // The plugin reads them now: the first refresh drops the dynamic bookkeeping from the outputs.
-      const first = await stack.run("refresh");
-      expect(first.changes.delete ?? 0).toBe(0);
+      // The plugin reads them now, and finds nothing to change; it records them without the dynamic
+      // provider's bookkeeping (its stored code and its keys).
       await stack.run("refresh", { expectNoChanges: true });
+      const outputsOf = JSON.parse(await stack.exportState()).deployment.resources.filter((r: { type: string }) => r.type === NATIVE_TYPE);
+      expect(outputsOf).toHaveLength(2);
+      for (const r of outputsOf) expect(Object.keys(r.outputs).filter((k) => k.startsWith("__"))).toEqual([]);
       await stack.run("preview", { config, expectNoChanges: true });
       expect(await links(stack)).toEqual(recordedLinks);
 

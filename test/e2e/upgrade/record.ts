@@ -9,6 +9,8 @@ import { UPGRADE_API_KEY, UPGRADE_PASSPHRASE, UPGRADE_SESSIONS_FILE, UPGRADE_STA
  * copy this file to `record.test.ts` beside it and run `npx vitest run test/e2e/upgrade/record.test.ts`
  * once; it brings the upgrade program up with that release's packed package and writes the exported
  * stack and the emulator's sessions next to this file. The upgrade test then replays them.
+ * `state-dynamic-review.json` and `sessions-dynamic-review.json` were made the same way, with the program
+ * `upgrade-review.js` and those file names, at the last commit whose ReviewSessions had dynamic sessions.
  */
 process.env.PULUMI_CONFIG_PASSPHRASE = UPGRADE_PASSPHRASE;
 
