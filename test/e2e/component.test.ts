@@ -174,7 +174,7 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
   // PyPI for the `pulumi` Python package; scripts/python-venv.sh installs python3-venv when it is missing
   // (or fails naming the command) and keeps the virtualenv in a cache outside the repository.
   it("the Python example runs through the generated SDK: native sessions up, no change at preview and refresh, get by id, destroy; an explicit Provider of a second account; and ReviewSessions from Python", async () => {
-    const { projectDir, pulumiBin } = inject("e2e");
+    const { pulumiBin } = inject("e2e");
     const dir = pluginDir();
     const programs = path.join(__dirname, "programs", "component-python");
     const example = path.join(root, "examples", "python-review");
