@@ -108,6 +108,18 @@ const types = {
     },
     ["creditsUsed", "concurrencyTotal", "concurrencyUsed", "concurrencyAvailable", "cycleStart", "cycleEnd"],
   ),
+  "remote-browser:index:ListedSession": object(
+    "A session of the account as the service lists it, its id masked.",
+    {
+      maskedId: str("The session's id with part of it hidden by the service: it tells sessions apart and matches a recorded vmId when every visible character agrees, but cannot end the session."),
+      status: str("One of starting, running, error, stopping, suspended, deleted."),
+      browserName: str("Browser display name."),
+      created: str("When it was started (ISO 8601)."),
+      locationApplied: bool("Present while a requested location is recorded; false when no free exit was there."),
+      locationReason: str("Why the location was not applied (`unavailable`)."),
+    },
+    ["maskedId", "status", "browserName", "created"],
+  ),
 };
 
 const functions = {
@@ -137,6 +149,19 @@ const functions = {
       },
       required: [...METER_REQUIRED, "hasPlan", "pools", "meter"],
     },
+  },
+  "remote-browser:index:getSessions": {
+    description:
+      "The account's sessions of the last month, newest first, as the service lists them (every session, not only this stack's). " +
+      "Ids are masked by the service: enough to tell sessions apart and to match them against recorded vmIds, never enough to end one.",
+    inputs: {
+      properties: {
+        states: list({ type: "string" }, "Only sessions in one of these states (starting, running, error, stopping, suspended, deleted)."),
+        minAgeMinutes: { type: "number", description: "Only sessions started at least this many minutes ago." },
+        maxAgeMinutes: { type: "number", description: "Only sessions started at most this many minutes ago." },
+      },
+    },
+    outputs: { properties: { sessions: list(of("ListedSession"), "The sessions, newest first.") }, required: ["sessions"] },
   },
 };
 

@@ -182,6 +182,24 @@ describe("the data sources over gRPC", () => {
     const refused = await call("invoke", req);
     expect(refused.getFailuresList().map((f: any) => f.getProperty())).toEqual(["browser"]);
   });
+
+  it("Invoke of getSessions lists the account's sessions with masked ids, filtered by state; a bad filter is named", async () => {
+    const created = await call("create", createRequest({ browser: "edge" }));
+    const req = new provproto.InvokeRequest();
+    req.setTok("remote-browser:index:getSessions");
+    req.setArgs(Struct.fromJavaScript({ states: ["running"] }));
+    const res = await call("invoke", req);
+    const sessions = res.getReturn().toJavaScript().sessions as Array<{ maskedId: string; status: string; browserName: string }>;
+    const ours = sessions.filter((s) => s.browserName === "Microsoft Edge");
+    expect(ours.length).toBeGreaterThan(0);
+    expect(sessions.every((s) => s.status === "running")).toBe(true);
+    expect(sessions.map((s) => s.maskedId)).not.toContain(created.getId());
+    expect(ours.some((s) => s.maskedId.slice(-4) === created.getId().slice(-4))).toBe(true);
+    req.setArgs(Struct.fromJavaScript({ states: ["runing"], since: "yesterday" }));
+    const refused = await call("invoke", req);
+    expect(refused.getFailuresList().map((f: any) => f.getProperty()).sort()).toEqual(["since", "states"]);
+    expect(refused.getFailuresList().map((f: any) => f.getReason()).join("\n")).toMatch(/takes no argument since/);
+  });
 });
 
 describe("the plugin's life", () => {
