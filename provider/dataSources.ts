@@ -99,12 +99,12 @@ export const getSessionsArgsSchema = z.strictObject({
 });
 export type GetSessionsArgs = z.infer<typeof getSessionsArgsSchema>;
 
-/** Checks getSessions' arguments; the message names each bad one. */
-export function parseSessionsArgs(args: unknown): GetSessionsArgs {
+/** Checks getSessions' arguments (or the List call's query: `what`); the message names each bad one. */
+export function parseSessionsArgs(args: unknown, what = "getSessions"): GetSessionsArgs {
   const parsed = getSessionsArgsSchema.safeParse(args ?? {});
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`);
-  throw new Error(`getSessions: invalid arguments: ${problems.join("; ")} (states: ${SESSION_STATES.join(", ")})`);
+  throw new Error(`${what}: invalid arguments: ${problems.join("; ")} (states: ${SESSION_STATES.join(", ")})`);
 }
 
 /** The account's sessions of the last month, newest first, as the service lists them, filtered. One list call. */

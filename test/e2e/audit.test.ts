@@ -4,7 +4,9 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator } from "../../emulator";
 import type { Emulator } from "../../emulator";
+import { engineEnvironment } from "../../runner/environment";
 import { Postgres, startPostgres } from "../helpers/postgres";
+import { run } from "../helpers/run";
 import { E2E_PASSPHRASE, childPids, commandOf, until, withStack } from "./harness";
 import type { E2EStack } from "./harness";
 
@@ -143,4 +145,48 @@ async function scenario(backend: "file" | "postgres"): Promise<void> {
 describe.concurrent("the account audit", () => {
   it("on a file backend names the held, pending and held-by-none sessions, and the printed command settles the pending one", () => scenario("file"));
   it("on a PostgreSQL backend does the same", () => scenario("postgres"));
+});
+
+describe("pulumi do list (the engine's List call, experimental in CLI 3.248.0)", () => {
+  it("lists the account's sessions through the plugin with masked ids, filtered by a PCL query; a bad key is named", async () => {
+    const { projectDir, pulumiBin } = inject("e2e");
+    const dir = fs.mkdtempSync(path.join(projectDir, "do-list-"));
+    const emu = await startEmulator({ prepMs: 50 });
+    try {
+      const env = { ...process.env, ...engineEnvironment({ pulumiBin, stateDir: path.join(dir, "state"), workDir: dir }), REMOTE_BROWSER_BASE_URL: emu.apiBaseUrl };
+      const plugin = path.join(projectDir, "node_modules", ".bin", "pulumi-resource-remote-browser");
+      const create = async (browser: string) =>
+        (
+          await (
+            await fetch(`${emu.apiBaseUrl}/vm/create`, {
+              method: "POST",
+              headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
+              body: JSON.stringify({ browser }),
+            })
+          ).json()
+        ).vmId as string;
+      const chrome = await create("chrome");
+      const edge = await create("edge");
+      emu.control.endSession(edge);
+      fs.writeFileSync(path.join(dir, "running.pp"), 'states = ["starting", "running"]\n');
+      const doList = (extra: string[], key = emu.apiKey) =>
+        run(pulumiBin, ["do", "--package", plugin, "remote-browser:index:BrowserSession", "list", ...extra, "--non-interactive"], {
+          cwd: dir,
+          env: { ...env, REMOTE_BROWSER_API_KEY: key },
+        });
+      const all = JSON.parse(await doList([])) as Array<{ id: string; name: string }>;
+      expect(all.map((i) => i.name.split(",")[0])).toEqual(["Microsoft Edge", "Google Chrome"]);
+      expect(all.map((i) => i.id.slice(-4))).toEqual([edge.slice(-4), chrome.slice(-4)]);
+      expect(all.map((i) => i.id)).not.toContain(chrome);
+      const live = JSON.parse(await doList(["--input-file", path.join(dir, "running.pp")])) as Array<{ id: string; name: string }>;
+      expect(live.map((i) => i.name.split(",")[0])).toEqual(["Google Chrome"]);
+      expect(emu.control.books().createCalls).toBe(2);
+      const refused = await doList([], "rb_not_the_key").catch((e: Error) => e);
+      expect(String(refused)).toMatch(/list sessions failed: the service refused the request \(denied\)/);
+      expect(String(refused)).not.toContain("rb_not_the_key");
+    } finally {
+      await emu.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
