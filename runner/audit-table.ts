@@ -62,9 +62,11 @@ export function formatReport(report: AuditReport, opts: { backend?: string; orph
       "",
     );
   }
+  const unclear = report.unclear ? `   unclear: ${report.unclear} (at least ${report.unclearHeldByNone} of them held by none)` : "";
   out.push(
     `running in the account: ${report.live}   held by a stack: ${report.held}   pending in a stack: ${report.pending}   ` +
-      `held by none: ${report.heldByNone} (${report.heldByNoneTooOld} older than ${opts.orphanMinutes} min)   masked-id collisions: ${report.collisions}`,
+      `held by none: ${report.heldByNone}${unclear}   masked-id collisions: ${report.collisions}`,
+    `held by none and older than ${opts.orphanMinutes} min: ${report.heldByNoneTooOld}${report.unclear ? " (at least)" : ""}`,
     `service calls: ${opts.calls} (one list of the account's sessions${opts.calls > 1 ? ", one image list to name pending creates' browsers" : ""})`,
   );
   if (report.pendingCreates.length) {

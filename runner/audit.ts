@@ -35,9 +35,13 @@ export interface AuditReport {
   live: number;
   held: number;
   pending: number;
-  /** Sessions that can only be held by none; unclear groups add the least number they must contain. */
+  /** Sessions held by none for certain. */
   heldByNone: number;
-  /** Of those, how many are older than the threshold (at least). */
+  /** Sessions whose masked ids collide (or outnumber the pending creates of their browser): who holds each is unclear. */
+  unclear: number;
+  /** Of the unclear ones, the least number that must be held by none. */
+  unclearHeldByNone: number;
+  /** Sessions held by none older than the threshold, certain ones and the least number among the unclear. */
   heldByNoneTooOld: number;
   /** Masked ids that agree with more than one recorded vmId, or recorded vmIds that more than one listed session agrees with. */
   collisions: number;
@@ -66,6 +70,7 @@ export function classify(
   const age = (s: ListedSession) => Math.max(0, (opts.now - Date.parse(s.created)) / 60_000);
   const rows: AuditRow[] = live.map((session) => ({ session, ageMinutes: age(session), holding: { kind: "none" } }));
   let heldByNone = 0;
+  let unclearHeldByNone = 0;
   let heldByNoneTooOld = 0;
   let collisions = 0;
   const tooOld = (r: AuditRow) => r.ageMinutes > opts.orphanMinutes;
@@ -97,7 +102,7 @@ export function classify(
       continue;
     }
     for (const i of members) rows[i]!.holding = { kind: "unclear", stacks: holders, via: "recorded" };
-    heldByNone += members.length - vmIds.length;
+    unclearHeldByNone += members.length - vmIds.length;
     heldByNoneTooOld += Math.max(0, members.filter((i) => tooOld(rows[i]!)).length - vmIds.length);
   }
 
@@ -117,7 +122,7 @@ export function classify(
       for (const r of candidates) r.holding = { kind: "pending", stacks: holders };
     } else {
       for (const r of candidates) r.holding = { kind: "unclear", stacks: holders, via: "pending" };
-      heldByNone += candidates.length - creating.length;
+      unclearHeldByNone += candidates.length - creating.length;
       heldByNoneTooOld += Math.max(0, candidates.filter(tooOld).length - creating.length);
     }
   }
@@ -128,6 +133,8 @@ export function classify(
     held: rows.filter((r) => r.holding.kind === "held").length,
     pending: rows.filter((r) => r.holding.kind === "pending").length,
     heldByNone,
+    unclear: rows.filter((r) => r.holding.kind === "unclear").length,
+    unclearHeldByNone,
     heldByNoneTooOld,
     collisions,
     pendingCreates: stacks.pending,

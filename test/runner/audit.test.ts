@@ -55,13 +55,13 @@ describe("the audit's matching", () => {
     );
     expect(r.rows.map((x) => x.holding)).toEqual(Array(3).fill({ kind: "unclear", stacks: ["o/p/pr-3"], via: "pending" }));
     // Three sessions, one pending create: at least two are held by none, and of the two old ones at least one.
-    expect([r.pending, r.heldByNone, r.heldByNoneTooOld]).toEqual([0, 2, 1]);
+    expect([r.pending, r.heldByNone, r.unclear, r.unclearHeldByNone, r.heldByNoneTooOld]).toEqual([0, 0, 3, 2, 1]);
   });
 
   it("counts a collision when two live sessions share a masked id that one stack records: one of them is held by none", () => {
     const r = run([listed("vm-aaaaaaaa1111", "Google Chrome", 90), listed("vm-bbbbbbbb1111", "Google Chrome", 95)], [rec("o/p/pr-1", "vm-aaaaaaaa1111")]);
     expect(r.rows.map((x) => x.holding)).toEqual(Array(2).fill({ kind: "unclear", stacks: ["o/p/pr-1"], via: "recorded" }));
-    expect([r.held, r.heldByNone, r.heldByNoneTooOld, r.collisions]).toEqual([0, 1, 1, 1]);
+    expect([r.held, r.heldByNone, r.unclear, r.unclearHeldByNone, r.heldByNoneTooOld, r.collisions]).toEqual([0, 0, 2, 1, 1, 1]);
   });
 
   it("counts a collision but no orphan when one masked id agrees with two recorded vmIds of two stacks", () => {
@@ -105,6 +105,14 @@ describe("what the audit reads from a stack's state", () => {
 });
 
 describe("the audit's table", () => {
+  it("shows the unclear sessions of a collision beside the certain figures, so that they add up to the live ones", () => {
+    const report = run([listed("vm-aaaaaaaa1111", "Google Chrome", 90), listed("vm-bbbbbbbb1111", "Google Chrome", 95), listed("vm-cccccccc2222", "Brave", 1)], [rec("o/p/pr-1", "vm-aaaaaaaa1111")]);
+    const text = formatReport(report, { orphanMinutes: 30, calls: 1 });
+    expect(text).toContain("running in the account: 3   held by a stack: 0   pending in a stack: 0   held by none: 1   unclear: 2 (at least 1 of them held by none)   masked-id collisions: 1");
+    expect(text).toContain("held by none and older than 30 min: 1 (at least)");
+    expect(text).toMatch(/vm-\*+1111\s+Google Chrome\s+running\s+1h35m\s+one of o\/p\/pr-1 or NONE \(masked ids collide\)/);
+  });
+
   it("lists held by none first with age and browser, says why they cannot be ended, and prints the commands for a pending create", () => {
     const pending = { stack: "organization/pr/pr-2", urn: "urn:x", browser: "chrome" };
     const report = run([listed("vm-aaaaaaaa1111", "Google Chrome", 5), listed("vm-bbbbbbbb2222", "Mozilla Firefox", 125)], [], [pending]);
@@ -113,7 +121,8 @@ describe("the audit's table", () => {
     const header = lines.findIndex((l) => l.startsWith("SESSION"));
     expect(lines[header + 1]).toMatch(/^vm-\*+2222\s+Mozilla Firefox\s+running\s+2h05m\s+NONE$/);
     expect(lines[header + 2]).toMatch(/^vm-\*+1111\s+Google Chrome\s+running\s+5m\s+pending create in organization\/pr\/pr-2$/);
-    expect(text).toContain("held by none: 1 (1 older than 30 min)");
+    expect(text).toContain("held by none: 1   masked-id collisions: 0");
+    expect(text).toContain("held by none and older than 30 min: 1\n");
     expect(text).toContain("pulumi-remote-browser-run refresh --clear-pending-creates --project pr --stack pr-2 --backend file:///tmp/b");
     expect(text).toMatch(/masked ids, and the end operation\s+needs the full id/);
   });
