@@ -10,7 +10,7 @@ import { defaultStateDir } from "./state-dir";
 import { UsageError } from "./usage";
 
 export const AUDIT_USAGE = `usage: pulumi-remote-browser-run audit [--backend <url>] [--project <name>]... [--orphan-minutes <n>]
-       [--work-dir <dir>] [--json]
+       [--work-dir <dir>]
 
 Sets the account's live sessions (one list call to the service) against the sessions every stack of the
 backend records (of the given projects, or all), and prints who holds each: a stack, a pending create of a
@@ -30,7 +30,6 @@ export async function auditMain(argv: string[]): Promise<number> {
       project: { type: "string", multiple: true },
       "orphan-minutes": { type: "string" },
       "work-dir": { type: "string" },
-      json: { type: "boolean" },
       help: { type: "boolean" },
     },
   });
@@ -59,9 +58,7 @@ export async function auditMain(argv: string[]): Promise<number> {
     const report = classify(account.sessions, { ...stacks, count: stackNames.length }, account.browserNames, { now: Date.now(), orphanMinutes });
     // Printed commands name the backend as given; one from the environment, or one with a password, by its variable.
     const shown = fromEnv || credentialsOf(backendUrl).length ? "$PULUMI_BACKEND_URL" : backendUrl;
-    const text = values.json
-      ? `${JSON.stringify({ ...report, serviceCalls: account.calls, orphanMinutes }, null, 2)}\n`
-      : formatReport(report, { backend: shown, orphanMinutes, calls: account.calls });
+    const text = formatReport(report, { backend: shown, orphanMinutes, calls: account.calls });
     process.stdout.write(redact(text));
     return report.heldByNoneTooOld > 0 ? EXIT_HELD_BY_NONE : 0;
   } catch (e) {

@@ -87,9 +87,12 @@ function cli(opts: CliOptions, args: string[]): Promise<string> {
 /** The fully qualified names (`org/project/stack`) of the backend's stacks, of the given projects or all. */
 export async function listStacks(opts: CliOptions, projects?: string[]): Promise<string[]> {
   const listed = JSON.parse(await cli(opts, ["stack", "ls", "--all", "--json"])) as Array<{ name: string }>;
-  const names = listed.map((s) => s.name);
-  if (!projects?.length) return names;
-  return names.filter((n) => projects.includes(projectOf(n)));
+  return ofProjects(listed.map((s) => s.name), projects);
+}
+
+/** The stacks of the given projects; all of them without a project given. */
+export function ofProjects(stacks: string[], projects?: string[]): string[] {
+  return projects?.length ? stacks.filter((n) => projects.includes(projectOf(n))) : stacks;
 }
 
 /** The project of a fully qualified stack name (`org/project/stack`); a short name has none. */

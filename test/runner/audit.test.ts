@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ListedSession } from "../../provider/dataSources";
 import { classify } from "../../runner/audit";
-import { sessionsOfExport } from "../../runner/audit-stacks";
+import { auditMain } from "../../runner/audit-cli";
+import { ofProjects, sessionsOfExport } from "../../runner/audit-stacks";
 import type { PendingCreate, RecordedSession } from "../../runner/audit-stacks";
 import { formatReport, recoveryCommands } from "../../runner/audit-table";
 import upgradeState from "../e2e/upgrade/state-v0.1.0.json";
@@ -131,5 +132,29 @@ describe("the audit's table", () => {
     expect(recoveryCommands({ stack: "o/p/s", urn: "u" }, "$PULUMI_BACKEND_URL")[0]).toBe(
       'pulumi-remote-browser-run refresh --clear-pending-creates --project p --stack s --backend "$PULUMI_BACKEND_URL"',
     );
+  });
+});
+
+describe("the audit's command line", () => {
+  it("reads the stacks of the given projects only, or of all", () => {
+    const stacks = ["org/web/pr-1", "org/api/pr-2", "org/web/pr-3"];
+    expect(ofProjects(stacks, ["web"])).toEqual(["org/web/pr-1", "org/web/pr-3"]);
+    expect(ofProjects(stacks, [])).toEqual(stacks);
+    expect(ofProjects(stacks)).toEqual(stacks);
+  });
+
+  it("refuses a threshold that is not a number of minutes, and runs without a key nowhere, naming what is missing", async () => {
+    const saved = { key: process.env.REMOTE_BROWSER_API_KEY, url: process.env.REMOTE_BROWSER_BASE_URL };
+    try {
+      await expect(auditMain(["--orphan-minutes", "soon"])).rejects.toThrow(/--orphan-minutes takes a number of minutes from 0, got "soon"/);
+      delete process.env.REMOTE_BROWSER_API_KEY;
+      process.env.REMOTE_BROWSER_BASE_URL = "http://127.0.0.1:9/v8";
+      await expect(auditMain([])).rejects.toThrow(/the audit reads the account's sessions: set REMOTE_BROWSER_API_KEY/);
+    } finally {
+      for (const [name, v] of [["REMOTE_BROWSER_API_KEY", saved.key], ["REMOTE_BROWSER_BASE_URL", saved.url]] as const) {
+        if (v === undefined) delete process.env[name];
+        else process.env[name] = v;
+      }
+    }
   });
 });
