@@ -229,7 +229,9 @@ async function runAction(
       return { outputs: {}, masked: {}, changes: countsOf(res.changeSummary) };
     }
     case "refresh": {
-      if (opts.clearPendingCreates) await stack.cancel();
+      // Pulumi Cloud answers an error when no update is in progress; a lock it does hold fails the refresh
+      // with Pulumi's own message.
+      if (opts.clearPendingCreates) await stack.cancel().catch(() => undefined);
       await stack.refresh({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, clearPendingCreates: opts.clearPendingCreates, ...logging });
       return { outputs: await stack.outputs(), masked: masked(), changes: await summary.changes() };
     }

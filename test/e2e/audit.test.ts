@@ -191,3 +191,21 @@ describe("pulumi do list (the engine's List call, experimental in CLI 3.248.0)",
     }
   });
 });
+
+describe("the runner's refusals around the audit", () => {
+  it("refuses --clear-pending-creates on anything but refresh, and a threshold that is no number, with exit code 2", async () => {
+    const { projectDir } = inject("e2e");
+    const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
+    const start = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [runner, ...args], { cwd: projectDir, env: { ...process.env, REMOTE_BROWSER_API_KEY: "rb_refusal_test_key" } });
+        let stderr = "";
+        child.stderr.on("data", (d) => (stderr += d));
+        child.on("close", (code) => resolve({ code, stderr }));
+      });
+    const up = await start(["up", "--clear-pending-creates", "--stack", "s", "--program", "p.js"]);
+    expect([up.code, up.stderr]).toEqual([2, "error: --clear-pending-creates belongs to refresh, not up\n"]);
+    const audit = await start(["audit", "--orphan-minutes", "soon"]);
+    expect([audit.code, audit.stderr]).toEqual([2, 'error: --orphan-minutes takes a number of minutes from 0, got "soon"\n']);
+  });
+});
