@@ -80,7 +80,7 @@ describe.concurrent("SDKs generated from the served schema", () => {
     expect(read(pkg, "browser_session.py")).toMatch(/def get\(resource_name: str,\s+id: pulumi\.Input\[str\]/);
     for (const fn of ["get_images", "get_locations", "get_usage", "get_sessions"]) expect(read(pkg, "__init__.py")).toContain(`from .${fn} import *`);
     expect(read(pkg, "provider.py")).toContain(`__props__.__dict__["api_key"] = None if api_key is None else pulumi.Output.secret(api_key)`);
-    expect(read(pkg, "get_sessions.py")).toMatch(/def get_sessions\(max_age_minutes: Optional\[float\] = None,/);
+    expect(read(pkg, "get_sessions.py")).toMatch(/def get_sessions\(max_age_minutes: Optional\[_builtins\.float\] = None,\s+min_age_minutes: Optional\[_builtins\.float\] = None,\s+states: Optional\[Sequence\[_builtins\.str\]\] = None,/);
     expect(read(pkg, "get_usage.py")).toMatch(/def pools\(self\) -> Sequence\['outputs\.UsagePool'\]/);
     await run("python3", ["-m", "compileall", "-q", pkg], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "" } });
   }, 300_000);
