@@ -1,3 +1,7 @@
+/**
+ * The `audit` command of the runner: reads its options and the service's settings from the environment, runs
+ * the audit (audit-stacks.ts, audit.ts) and prints its table (audit-table.ts). Only reads: see audit.ts.
+ */
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { ENV_API_KEY, ENV_BASE_URL, clientForConfig, loadConfig } from "../provider/config";
@@ -9,6 +13,9 @@ import { credentialsOf, redactError, redactor, secretsOfEnvironment } from "./re
 import { defaultStateDir } from "./state-dir";
 import { UsageError } from "./usage";
 
+/** How old a session held by none may be before the audit fails, in minutes. */
+const DEFAULT_ORPHAN_MINUTES = 60;
+
 export const AUDIT_USAGE = `usage: pulumi-remote-browser-run audit [--backend <url>] [--project <name>]... [--orphan-minutes <n>]
        [--work-dir <dir>]
 
@@ -17,7 +24,7 @@ backend records (of the given projects, or all), and prints who holds each: a st
 killed \`up\` (with the commands that settle it through its stack), or none. Ends nothing, starts nothing.
 The service's key and address come from ${ENV_API_KEY} and ${ENV_BASE_URL}; the backend from --backend,
 else PULUMI_BACKEND_URL, else the runner's own folder. Exits 3 when a session held by none is older than
---orphan-minutes (default ${60}), 1 on an error, 0 otherwise.`;
+--orphan-minutes (default ${DEFAULT_ORPHAN_MINUTES}), 1 on an error, 0 otherwise.`;
 
 /** The exit status that says "a session held by none is older than the threshold". */
 export const EXIT_HELD_BY_NONE = 3;
@@ -37,7 +44,7 @@ export async function auditMain(argv: string[]): Promise<number> {
     process.stdout.write(`${AUDIT_USAGE}\n`);
     return 0;
   }
-  const orphanMinutes = Number(values["orphan-minutes"] ?? 60);
+  const orphanMinutes = Number(values["orphan-minutes"] ?? DEFAULT_ORPHAN_MINUTES);
   if (!Number.isFinite(orphanMinutes) || orphanMinutes < 0) {
     throw new UsageError(`--orphan-minutes takes a number of minutes from 0, got "${values["orphan-minutes"]}"`);
   }
