@@ -4,3 +4,4 @@ export * from "./retry";
 export * from "./schemas";
 export { Transport, defaultDispatcher, isLoopbackHost } from "./transport";
 export type { TransportOptions, AttemptEvent, Call } from "./transport";
+export * from "./masked-id";

@@ -1,13 +1,22 @@
 import type { Failure } from "../provider/check";
 import type { ProviderContext } from "../provider/context";
-import { imagesResult, locationsResult, usageResult } from "../provider/dataSources";
+import type { z } from "zod";
+import { getSessionsArgsSchema, imagesResult, locationsResult, sessionsResult, usageResult } from "../provider/dataSources";
+import type { GetSessionsArgs } from "../provider/dataSources";
 
 /**
  * The data sources served by the plugin (`fn::invoke` in YAML, the generated SDKs' functions). Each
  * returns the shape the TypeScript function of the same name returns, from the same code, with the
  * provider instance's settings: an explicit provider reads its own account's usage.
  */
-export const FUNCTIONS: Record<string, { doc: string; run: (ctx: ProviderContext) => Promise<unknown> }> = {
+interface NativeFunction {
+  doc: string;
+  /** The arguments it takes; a function without takes none. */
+  args?: z.ZodType;
+  run: (ctx: ProviderContext, args: never) => Promise<unknown>;
+}
+
+export const FUNCTIONS: Record<string, NativeFunction> = {
   "remote-browser:index:getImages": {
     doc: "The service's browser images. Needs no API key.",
     run: async (ctx) => imagesResult(await ctx.api().images()),
@@ -20,12 +29,34 @@ export const FUNCTIONS: Record<string, { doc: string; run: (ctx: ProviderContext
     doc: "The account's session and residential-data usage, in total and per subscription.",
     run: (ctx) => usageResult(ctx.api(), ctx.cfg().apiVersion),
   },
+  "remote-browser:index:getSessions": {
+    doc:
+      "The account's sessions of the last month, newest first, as the service lists them (every session, not only this stack's). " +
+      "Ids are masked by the service: enough to tell sessions apart, never enough to end one.",
+    args: getSessionsArgsSchema,
+    run: (ctx, args: GetSessionsArgs) => sessionsResult(ctx.api(), args),
+  },
 };
 
 export async function invoke(ctx: ProviderContext, token: string, args: Record<string, unknown>): Promise<{ outputs?: unknown; failures: Failure[] }> {
   const fn = FUNCTIONS[token];
   if (!fn) throw new Error(`unknown function ${token} (the remote-browser plugin serves ${Object.keys(FUNCTIONS).join(", ")})`);
-  const extra = Object.keys(args).filter((k) => !k.startsWith("__"));
-  if (extra.length > 0) return { failures: extra.map((property) => ({ property, reason: `${token.split(":")[2]} takes no arguments` })) };
-  return { outputs: await fn.run(ctx), failures: [] };
+  const given = Object.fromEntries(Object.entries(args).filter(([k]) => !k.startsWith("__")));
+  if (!fn.args) {
+    const extra = Object.keys(given);
+    if (extra.length > 0) return { failures: extra.map((property) => ({ property, reason: `${token.split(":")[2]} takes no arguments` })) };
+    return { outputs: await fn.run(ctx, undefined as never), failures: [] };
+  }
+  const parsed = fn.args.safeParse(given);
+  if (!parsed.success) {
+    const name = token.split(":")[2];
+    return {
+      failures: parsed.error.issues.flatMap((i) =>
+        i.code === "unrecognized_keys"
+          ? i.keys.map((property) => ({ property, reason: `${name} takes no argument ${property}` }))
+          : [{ property: String(i.path[0] ?? ""), reason: `${i.path.join(".")}: ${i.message}` }],
+      ),
+    };
+  }
+  return { outputs: await fn.run(ctx, parsed.data as never), failures: [] };
 }

@@ -27,6 +27,12 @@ function outputSpec(field: OutputField): PropertySpec {
 const inputEntries = Object.entries(INPUTS) as Array<[string, InputField]>;
 const outputEntries = (Object.entries(OUTPUTS) as Array<[string, OutputField]>).filter(([, f]) => !f.hidden);
 
+const sessionFilters: Record<string, PropertySpec> = {
+  states: { type: "array", items: { type: "string" }, description: "Only sessions in one of these states (starting, running, error, stopping, suspended, deleted)." },
+  minAgeMinutes: { type: "number", description: "Only sessions started at least this many minutes ago." },
+  maxAgeMinutes: { type: "number", description: "Only sessions started at most this many minutes ago." },
+};
+
 const browserSession = {
   description:
     "A remote browser session. `pulumi up` starts it and waits until it is running; `pulumi destroy` ends it. " +
@@ -39,6 +45,8 @@ const browserSession = {
     ...Object.fromEntries(outputEntries.map(([n, f]) => [n, outputSpec(f)])),
   },
   required: [...inputEntries.filter(([, f]) => f.required).map(([n]) => n), "vmId", "status", "apiVersion"],
+  // What `pulumi do ... list` takes (the engine's List call): getSessions' filters. The ids it lists are masked.
+  listInputs: { properties: sessionFilters },
 };
 
 const str = (description: string): PropertySpec => ({ type: "string", description });
@@ -108,6 +116,18 @@ const types = {
     },
     ["creditsUsed", "concurrencyTotal", "concurrencyUsed", "concurrencyAvailable", "cycleStart", "cycleEnd"],
   ),
+  "remote-browser:index:ListedSession": object(
+    "A session of the account as the service lists it, its id masked.",
+    {
+      maskedId: str("The session's id with part of it hidden by the service: it tells sessions apart and matches a recorded vmId when every visible character agrees, but cannot end the session."),
+      status: str("One of starting, running, error, stopping, suspended, deleted."),
+      browserName: str("Browser display name."),
+      created: str("When it was started (ISO 8601)."),
+      locationApplied: bool("Present while a requested location is recorded; false when no free exit was there."),
+      locationReason: str("Why the location was not applied (`unavailable`)."),
+    },
+    ["maskedId", "status", "browserName", "created"],
+  ),
 };
 
 const functions = {
@@ -137,6 +157,13 @@ const functions = {
       },
       required: [...METER_REQUIRED, "hasPlan", "pools", "meter"],
     },
+  },
+  "remote-browser:index:getSessions": {
+    description:
+      "The account's sessions of the last month, newest first, as the service lists them (every session, not only this stack's). " +
+      "Ids are masked by the service: enough to tell sessions apart and to match them against recorded vmIds, never enough to end one.",
+    inputs: { properties: sessionFilters },
+    outputs: { properties: { sessions: list(of("ListedSession"), "The sessions, newest first.") }, required: ["sessions"] },
   },
 };
 

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { Provider } from "@pulumi/pulumi/provider";
 import { SessionProvider } from "../provider/session";
+import { parseSessionsArgs, sessionsResult } from "../provider/dataSources";
 import { invoke } from "./functions";
 import { checkConfig, diffConfig, settingsFrom } from "./providerConfig";
 import { BROWSER_SESSION, NativeBrowserSessions } from "./resource";
@@ -165,6 +166,27 @@ export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, session
       sessions.ctx.cancel();
       return new m.empty.Empty();
     }),
+    // The engine's List (`pulumi do remote-browser:index:BrowserSession list`): the account's sessions from
+    // the one list call getSessions makes. The service masks their ids, so, unlike the call's contract, an id
+    // listed here cannot be read or imported: it tells sessions apart and matches recorded vmIds, no more.
+    list: ((call: { request: any; write(r: unknown): void; end(): void; emit(e: "error", err: unknown): void }) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+      const req = call.request;
+      (async () => {
+        if (req.getToken() !== BROWSER_SESSION) throw new Error(`List: the remote-browser plugin lists only ${BROWSER_SESSION}, not ${req.getToken()}`);
+        const query = parseSessionsArgs(js(req.getQuery()), "List");
+        const { sessions: listed } = await sessionsResult(sessions.ctx.api(), query);
+        const limit = Number(req.getLimit());
+        for (const s of limit > 0 ? listed.slice(0, limit) : listed) {
+          const result = new proto.ListResponse.Result();
+          result.setId(s.maskedId);
+          result.setName(`${s.browserName}, ${s.status}, started ${s.created} (id masked by the service)`);
+          const resp = new proto.ListResponse();
+          resp.setResult(result);
+          call.write(resp);
+        }
+        call.end();
+      })().catch((err) => call.emit("error", grpcError(m, err)));
+    }) as unknown as Handler,
     invoke: unary(async (req) => {
       const { outputs, failures } = await invoke(sessions.ctx, req.getTok(), js(req.getArgs()));
       const resp = new proto.InvokeResponse();

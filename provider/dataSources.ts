@@ -1,5 +1,6 @@
-import { isCreditMeter } from "../client";
-import type { ApiVersion, ImagesAnswer, Pool, RemoteBrowserClient, UsageMeter, V7QuotaAnswer } from "../client";
+import { z } from "zod";
+import { SESSION_STATES, isCreditMeter } from "../client";
+import type { ApiVersion, ImagesAnswer, Pool, RemoteBrowserClient, SessionEntry, SessionState, UsageMeter, V7QuotaAnswer } from "../client";
 
 /**
  * The data sources' answers, shaped once for both front doors: the TypeScript functions of the SDK
@@ -67,6 +68,67 @@ export interface GetUsageResult extends UsageMeterFields {
   /** `sessions` for the session meter; `credits` for a version 7 credit plan, whose running fields come from its concurrency. */
   meter: "sessions" | "credits";
   credits?: CreditUsage;
+}
+
+/**
+ * One session of the account as the service lists it. `maskedId` is the session's id with part of it
+ * hidden by the service: it tells sessions apart and can be matched against vmIds a stack recorded
+ * (every visible character agrees), but it cannot be passed to the status or end operations.
+ */
+export interface ListedSession {
+  maskedId: string;
+  status: SessionState;
+  browserName: string;
+  created: string;
+  /** Present while the session's requested location is recorded; false when no free exit was there. */
+  locationApplied?: boolean;
+  locationReason?: string;
+}
+export interface GetSessionsResult {
+  sessions: ListedSession[];
+}
+
+/** The filters of getSessions, all optional: without them every session of the last month is listed. */
+export const getSessionsArgsSchema = z.strictObject({
+  /** Only sessions in one of these states (e.g. `["running"]`). */
+  states: z.array(z.enum(SESSION_STATES)).min(1).optional(),
+  /** Only sessions started at least this many minutes ago. */
+  minAgeMinutes: z.number().nonnegative().optional(),
+  /** Only sessions started at most this many minutes ago. */
+  maxAgeMinutes: z.number().nonnegative().optional(),
+});
+export type GetSessionsArgs = z.infer<typeof getSessionsArgsSchema>;
+
+/** Checks getSessions' arguments (or the List call's query: `what`); the message names each bad one. */
+export function parseSessionsArgs(args: unknown, what = "getSessions"): GetSessionsArgs {
+  const parsed = getSessionsArgsSchema.safeParse(args ?? {});
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`);
+  throw new Error(`${what}: invalid arguments: ${problems.join("; ")} (states: ${SESSION_STATES.join(", ")})`);
+}
+
+/** The account's sessions of the last month, newest first, as the service lists them, filtered. One list call. */
+export async function sessionsResult(client: RemoteBrowserClient, args: GetSessionsArgs, now = Date.now()): Promise<GetSessionsResult> {
+  const minute = 60_000;
+  const keep = (e: SessionEntry): boolean => {
+    const age = now - Date.parse(e.created);
+    if (args.states && !args.states.includes(e.status)) return false;
+    if (args.minAgeMinutes !== undefined && age < args.minAgeMinutes * minute) return false;
+    if (args.maxAgeMinutes !== undefined && age > args.maxAgeMinutes * minute) return false;
+    return true;
+  };
+  return { sessions: (await client.sessions()).filter(keep).map(listedSession) };
+}
+
+export function listedSession(e: SessionEntry): ListedSession {
+  return {
+    maskedId: e.id,
+    status: e.status,
+    browserName: e.name,
+    created: e.created,
+    ...(e.location_applied === undefined ? {} : { locationApplied: e.location_applied }),
+    ...(e.location_reason === undefined ? {} : { locationReason: e.location_reason }),
+  };
 }
 
 /** The images of the catalog, as getImages returns them. */

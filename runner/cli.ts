@@ -5,18 +5,22 @@ import { parseArgs } from "node:util";
 import type { ConfigMap, OutputMap } from "@pulumi/pulumi/automation";
 import { CONFIG_NAMESPACE, SECRET_SETTINGS } from "../provider/config";
 import { Action, MAX_LOG_VERBOSITY, linkThisPackage, loadProgram, runProgram } from "./index";
+import { auditMain } from "./audit-cli";
 import { readSecretsFile } from "./secrets-file";
 import { UsageError } from "./usage";
 
 const USAGE = `usage: pulumi-remote-browser-run <up|preview|refresh|destroy|rm|outputs> --program <module> --stack <name>
        [--project <name>] [--work-dir <dir>] [--backend <url>] [--config key=value]...
+       [--clear-pending-creates (refresh: after a killed up)]
        [--secret-env key=ENV_VAR]... [--secrets-file <file.json>]
        [--expect-no-changes] [--show-secrets] [--json] [--outputs-file <path>] [--events-file <path>]
        [--quiet] [--verbose <level 1-${MAX_LOG_VERBOSITY}>]
 
 Runs a Pulumi program module (its body exported as a function) through the Automation API, so the program
 needs no Node.js language host. Config keys without a namespace belong to the project. --events-file
-writes the engine's events as they stream, one JSON object a line.
+writes the engine's events as they stream, one JSON object a line. refresh --clear-pending-creates clears the
+lock and the pending creates a killed \`up\` left (only when no update of the stack runs); the next \`up\` adopts
+their sessions. \`pulumi-remote-browser-run audit --help\`: the account's sessions set against every stack.
 
 Secret config never goes on a command line: --secret-env takes the value from the named environment
 variable, --secrets-file from a JSON object {"key": "value", ...} in a file only its owner can read (0600);
@@ -28,6 +32,7 @@ PULUMI_CONFIG_PASSPHRASE_FILE).`;
 const ACTIONS: readonly Action[] = ["up", "preview", "refresh", "destroy", "rm", "outputs"];
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "audit") return auditMain(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -42,6 +47,7 @@ async function main(argv: string[]): Promise<number> {
       "secret-env": { type: "string", multiple: true },
       "secrets-file": { type: "string" },
       "expect-no-changes": { type: "boolean" },
+      "clear-pending-creates": { type: "boolean" },
       "show-secrets": { type: "boolean" },
       json: { type: "boolean" },
       "outputs-file": { type: "string" },
@@ -56,6 +62,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
+  if (values["clear-pending-creates"] && action !== "refresh") throw new UsageError(`--clear-pending-creates belongs to refresh, not ${action}`);
   const programPath = values.program ? path.resolve(values.program) : undefined;
   const projectName = values.project ?? (programPath ? path.basename(path.dirname(programPath)) : "project");
   if (values.secret?.length) {
@@ -101,6 +108,7 @@ async function main(argv: string[]): Promise<number> {
     backendUrl: values.backend,
     config,
     expectNoChanges: values["expect-no-changes"],
+    clearPendingCreates: values["clear-pending-creates"],
     verbose: values.verbose ? verbosity(values.verbose) : undefined,
     onOutput: values.quiet ? undefined : (text) => process.stdout.write(text),
     onError: (text) => process.stderr.write(text),

@@ -61,6 +61,11 @@ export interface RunOptions {
   config?: ConfigMap;
   /** Fail the preview or update when it would change anything. */
   expectNoChanges?: boolean;
+  /**
+   * refresh only: first clear the lock a killed update left (`pulumi cancel`), then drop its pending creates,
+   * so that the next `up` adopts their sessions through their idempotency keys. Never while an update runs.
+   */
+  clearPendingCreates?: boolean;
   /** Receives the engine's progress as it streams. */
   onOutput?: (text: string) => void;
   /** Receives what the engine writes to stderr (its logs, with `verbose`). */
@@ -224,7 +229,10 @@ async function runAction(
       return { outputs: {}, masked: {}, changes: countsOf(res.changeSummary) };
     }
     case "refresh": {
-      await stack.refresh({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, ...logging });
+      // Pulumi Cloud answers an error when no update is in progress; a lock it does hold fails the refresh
+      // with Pulumi's own message.
+      if (opts.clearPendingCreates) await stack.cancel().catch(() => undefined);
+      await stack.refresh({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, clearPendingCreates: opts.clearPendingCreates, ...logging });
       return { outputs: await stack.outputs(), masked: masked(), changes: await summary.changes() };
     }
     case "destroy": {

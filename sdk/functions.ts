@@ -2,8 +2,8 @@ import * as pulumi from "@pulumi/pulumi";
 import type { RemoteBrowserClient } from "../client";
 import { CONFIG_NAMESPACE, ProviderConfig, clientForConfig, loadConfig } from "../provider/config";
 import { warnAboutPlainSecrets } from "./configWarnings";
-import { imagesResult, locationsResult, usageResult } from "../provider/dataSources";
-import type { GetImagesResult, GetLocationsResult, GetUsageResult } from "../provider/dataSources";
+import { imagesResult, locationsResult, parseSessionsArgs, sessionsResult, usageResult } from "../provider/dataSources";
+import type { GetImagesResult, GetLocationsResult, GetSessionsArgs, GetSessionsResult, GetUsageResult } from "../provider/dataSources";
 
 /** Options of the data-source functions. All optional. */
 export interface FunctionOptions {
@@ -43,6 +43,22 @@ export function getUsage(opts?: FunctionOptions): Promise<GetUsageResult> {
   return withClient(opts, (c, cfg) => usageResult(c, cfg.apiVersion));
 }
 
+/**
+ * The account's sessions of the last month, newest first, as the service lists them: every session, not
+ * only this stack's. Ids are masked by the service (`maskedId`): enough to tell sessions apart and to match
+ * them against vmIds that stacks recorded, never enough to end one. Filters: `states`, `minAgeMinutes`,
+ * `maxAgeMinutes`.
+ */
+export function getSessions(args?: GetSessionsArgs, opts?: FunctionOptions): Promise<GetSessionsResult> {
+  let filters: GetSessionsArgs;
+  try {
+    filters = parseSessionsArgs(args);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return withClient(opts, (c) => sessionsResult(c, filters));
+}
+
 /** {@link getImages} as an Output: takes its options as Inputs. */
 export function getImagesOutput(opts?: pulumi.Input<FunctionOptions>): pulumi.Output<GetImagesResult> {
   return pulumi.output(opts).apply((o) => getImages(o));
@@ -54,4 +70,8 @@ export function getLocationsOutput(opts?: pulumi.Input<FunctionOptions>): pulumi
 /** {@link getUsage} as an Output: takes its options as Inputs. */
 export function getUsageOutput(opts?: pulumi.Input<FunctionOptions>): pulumi.Output<GetUsageResult> {
   return pulumi.output(opts).apply((o) => getUsage(o));
+}
+/** {@link getSessions} as an Output: takes its filters and options as Inputs. */
+export function getSessionsOutput(args?: pulumi.Input<GetSessionsArgs>, opts?: pulumi.Input<FunctionOptions>): pulumi.Output<GetSessionsResult> {
+  return pulumi.all([args, opts]).apply(([a, o]) => getSessions(a as GetSessionsArgs | undefined, o as FunctionOptions | undefined));
 }

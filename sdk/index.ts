@@ -1,20 +1,32 @@
 /**
- * What a Pulumi program imports: `BrowserSession` and the data sources `getImages`, `getLocations`
- * and `getUsage`, each with its `...Output` form.
+ * What a Pulumi program imports: `BrowserSession` and the data sources `getImages`, `getLocations`,
+ * `getUsage` and `getSessions`, each with its `...Output` form.
  *
  * @packageDocumentation
  * @module pulumi-remote-browser
  */
 export { BrowserSession } from "./browserSession";
 export type { BrowserSessionArgs, ShareLanguage } from "./browserSession";
-export { getImages, getImagesOutput, getLocations, getLocationsOutput, getUsage, getUsageOutput } from "./functions";
+export {
+  getImages,
+  getImagesOutput,
+  getLocations,
+  getLocationsOutput,
+  getSessions,
+  getSessionsOutput,
+  getUsage,
+  getUsageOutput,
+} from "./functions";
 export type { FunctionOptions } from "./functions";
 export type {
   City,
   CreditUsage,
   GetImagesResult,
   GetLocationsResult,
+  GetSessionsArgs,
+  GetSessionsResult,
   GetUsageResult,
+  ListedSession,
   Image,
   Location,
   UsageMeterFields,

@@ -787,6 +787,78 @@ describe("a lock left by a killed run is recovered by the next run", () => {
   });
 });
 
+describe("the sweep audits the account after its destroys", () => {
+  const TABLE = "vm-********a1b2  Microsoft Edge  running  3h10m  NONE\nheld by none: 1 (1 older than 60 min)\n";
+
+  it("runs after the destroy jobs whichever way they went, also on a dry run, once the find job succeeded", () => {
+    const job = sweepFlow.jobs.audit!;
+    expect((job as Job & { needs?: string[] }).needs).toEqual(["find", "destroy"]);
+    const runs = (find: string, destroy: string, inputs?: Record<string, string | boolean>) =>
+      jobRun(sweepFlow, "audit", { ...sweep({ inputs }), needs: { find: { result: find, outputs: { prs: "[]" } }, destroy: { result: destroy } } }).jobRuns();
+    expect(runs("success", "success")).toBe(true);
+    expect(runs("success", "failure")).toBe(true);
+    expect(runs("success", "skipped")).toBe(true);
+    expect(runs("success", "skipped", { "dry-run": true, "ttl-days": "" })).toBe(true);
+    expect(runs("failure", "skipped")).toBe(false);
+  });
+
+  it("checks the backend settings before it reads any stack, and builds without secrets", () => {
+    const job = sweepFlow.jobs.audit!;
+    expect(indexOf(job, findStep(job, "Check the state backend settings"))).toBeLessThan(indexOf(job, findStep(job, "Audit the account")));
+    const run = jobRun(sweepFlow, "audit", sweep());
+    const build = run.step(/^Build the package/);
+    expect(build.code, build.out).toBe(0);
+    for (const value of [...Object.values(SECRETS), REPOSITORY.token].filter(Boolean)) {
+      expect(Object.values(build.env).join("\n")).not.toContain(value);
+    }
+    expect(run.step("Check the state backend settings").code).toBe(0);
+  });
+
+  it("prints the audit's table, and fails naming the threshold when a session held by none is too old", () => {
+    const run = jobRun(sweepFlow, "audit", sweep(), { audit: { out: TABLE, code: 3 } });
+    const r = run.step("Audit the account");
+    expect(r.code).toBe(3);
+    expect(r.out).toContain(TABLE);
+    expect(r.out).toContain("::error::Sessions that no stack holds have run for more than 60 minutes");
+    expect(run.world.commandLines("node")).toEqual(["node node_modules/pulumi-remote-browser/dist/runner/cli.js audit --orphan-minutes 60"]);
+    // Secrets reach the audit through its environment only: the key, the backend URL, the passphrase.
+    expect(r.env.REMOTE_BROWSER_API_KEY).toBe(SECRETS.REMOTE_BROWSER_API_KEY);
+    expect(r.env.PULUMI_BACKEND_URL).toBe(SECRETS.PULUMI_BACKEND_URL);
+    expect(r.env.PULUMI_CONFIG_PASSPHRASE).toBe(SECRETS.PULUMI_CONFIG_PASSPHRASE);
+    noSecretInArgumentsOf(run.world);
+  });
+
+  it("passes when nothing is held by none, and passes on any other failure of the audit as itself", () => {
+    const clean = jobRun(sweepFlow, "audit", sweep(), { audit: { out: "held by none: 0 (0 older than 60 min)\n", code: 0 } }).step("Audit the account");
+    expect(clean.code, clean.out).toBe(0);
+    expect(clean.out).not.toContain("::error::");
+    const broken = jobRun(sweepFlow, "audit", sweep(), { audit: { out: "error: pulumi stack ls failed: unreachable\n", code: 1 } }).step("Audit the account");
+    expect(broken.code).toBe(1);
+    expect(broken.out).not.toContain("::error::Sessions that no stack holds");
+  });
+
+  it("takes the threshold from vars.REMOTE_BROWSER_ORPHAN_MINUTES, only as a plain number", () => {
+    const ctx = (v: string) => sweep({ vars: { REMOTE_BROWSER_ORPHAN_MINUTES: v } });
+    const ok = jobRun(sweepFlow, "audit", ctx("1440"), { audit: { out: "", code: 0 } });
+    expect(ok.step("Audit the account").code).toBe(0);
+    expect(ok.world.commandLines("node")).toEqual(["node node_modules/pulumi-remote-browser/dist/runner/cli.js audit --orphan-minutes 1440"]);
+    for (const bad of ["-1", "1.5", "$(touch pwned)", "60 --project x"]) {
+      const run = jobRun(sweepFlow, "audit", ctx(bad));
+      const r = run.step("Audit the account");
+      expect(r.code, bad).toBe(1);
+      expect(r.out).toContain("::error::vars.REMOTE_BROWSER_ORPHAN_MINUTES must be a whole number of minutes");
+      expect(run.world.calls("node")).toEqual([]);
+    }
+  });
+
+  it("reads the stacks of Pulumi Cloud when no self-managed backend is set", () => {
+    const run = jobRun(sweepFlow, "audit", sweep({ secrets: { PULUMI_BACKEND_URL: "", PULUMI_ACCESS_TOKEN: "pul-token" } }), { audit: { out: "", code: 0 } });
+    const r = run.step("Audit the account");
+    expect(r.code, r.out).toBe(0);
+    expect(run.world.calls("node")).toHaveLength(1);
+  });
+});
+
 // Last: the tests above run in order in this file, and this one reads what they ran.
 describe("coverage of the workflows' scripts", () => {
   it("every `run:` step of both workflows was executed by a test in this file", () => {

@@ -9,7 +9,7 @@ import { sdkgen, sdkgenDotnetJava } from "./sdkgen";
 /**
  * The SDKs `pulumi package add` would generate, from the schema the installed plugin serves (`pulumi package
  * get-schema`), by Pulumi's own code generators, checked for what users rely on (BrowserSession with its
- * secret outputs and `get`, the three functions, a Provider whose key is secret) and compiled where a
+ * secret outputs and `get`, the four functions, a Provider whose key is secret) and compiled where a
  * compiler is here: the Node.js one with TypeScript against the installed @pulumi/pulumi, the Go one with
  * `go build` against the Pulumi Go SDK of the CLI's pin, the Java one with Maven against the dependencies its
  * build.gradle names (from Maven Central). The Python one is byte-compiled here; component.test.ts installs
@@ -39,14 +39,16 @@ afterAll(() => {
 const read = (dir: string, file: string) => fs.readFileSync(path.join(dir, file), "utf8");
 
 describe.concurrent("SDKs generated from the served schema", () => {
-  it("Node.js: BrowserSession with its share link secret, the three functions and a Provider whose key is secret; compiles", async () => {
+  it("Node.js: BrowserSession with its share link secret, the four functions and a Provider whose key is secret; compiles", async () => {
     const { projectDir } = inject("e2e");
     // Inside the e2e project, whose node_modules hold @pulumi/pulumi of the cell.
     const dir = path.join(base, "nodejs");
     await run(generator, [schemaFile, dir, "nodejs"]);
     expect(read(dir, "browserSession.ts")).toMatch(/additionalSecretOutputs: \["shareUrl", "shareUrlPath"\]/);
     expect(read(dir, "browserSession.ts")).toMatch(/public static get\(name: string, id: pulumi\.Input<pulumi\.ID>/);
-    for (const fn of ["getImages", "getLocations", "getUsage"]) expect(read(dir, "index.ts")).toContain(fn);
+    for (const fn of ["getImages", "getLocations", "getUsage", "getSessions"]) expect(read(dir, "index.ts")).toContain(fn);
+    expect(read(dir, "getSessions.ts")).toMatch(/states\?: string\[\]/);
+    expect(read(dir, "getSessions.ts")).toMatch(/readonly sessions: outputs\.ListedSession\[\]/);
     expect(read(dir, "provider.ts")).toMatch(/resourceInputs\["apiKey"\] = args\?\.apiKey \? pulumi\.secret\(args\.apiKey\)/);
     expect(read(dir, "getUsage.ts")).toMatch(/readonly pools: outputs\.UsagePool\[\]/);
     fs.symlinkSync(path.join(projectDir, "node_modules"), path.join(dir, "node_modules"));
@@ -54,13 +56,13 @@ describe.concurrent("SDKs generated from the served schema", () => {
     expect(fs.existsSync(path.join(dir, "bin", "browserSession.js"))).toBe(true);
   }, 300_000);
 
-  it("Go: BrowserSession with its share link secret, the three functions and a Provider whose key is secret; builds", async () => {
+  it("Go: BrowserSession with its share link secret, the four functions and a Provider whose key is secret; builds", async () => {
     const dir = path.join(base, "go");
     await run(generator, [schemaFile, dir, "go"]);
     const pkg = path.join(dir, "remotebrowser");
     expect(read(pkg, "browserSession.go")).toMatch(/pulumi\.AdditionalSecretOutputs\(\[\]string\{\s*"shareUrl",\s*"shareUrlPath",/);
     expect(read(pkg, "browserSession.go")).toMatch(/func GetBrowserSession\(/);
-    for (const fn of ["GetImages", "GetLocations", "GetUsage"]) expect(read(pkg, `${fn[0]!.toLowerCase()}${fn.slice(1)}.go`)).toContain(`func ${fn}(`);
+    for (const fn of ["GetImages", "GetLocations", "GetUsage", "GetSessions"]) expect(read(pkg, `${fn[0]!.toLowerCase()}${fn.slice(1)}.go`)).toContain(`func ${fn}(`);
     expect(read(pkg, "provider.go")).toMatch(/args\.ApiKey = pulumi\.ToSecret\(args\.ApiKey\)/);
     // The generated code imports its own package under the generator's default path, and the Pulumi Go SDK of
     // the CLI's pin, whose modules the engine's go.sum lists.
@@ -70,21 +72,22 @@ describe.concurrent("SDKs generated from the served schema", () => {
     await run("go", ["build", "./..."], { cwd: pkg, env: { ...process.env, GOFLAGS: "-mod=mod", GOSUMDB: "off" } });
   }, 600_000);
 
-  it("Python: BrowserSession with its share link secret and get, the three functions and a Provider whose key is secret; byte-compiles", async () => {
+  it("Python: BrowserSession with its share link secret and get, the four functions and a Provider whose key is secret; byte-compiles", async () => {
     const dir = path.join(base, "python");
     await run(generator, [schemaFile, dir, "python"]);
     const pkg = path.join(dir, "pulumi_remote_browser");
     expect(read(pkg, "browser_session.py")).toContain(`pulumi.ResourceOptions(additional_secret_outputs=["shareUrl", "shareUrlPath"])`);
     expect(read(pkg, "browser_session.py")).toMatch(/def get\(resource_name: str,\s+id: pulumi\.Input\[str\]/);
-    for (const fn of ["get_images", "get_locations", "get_usage"]) expect(read(pkg, "__init__.py")).toContain(`from .${fn} import *`);
+    for (const fn of ["get_images", "get_locations", "get_usage", "get_sessions"]) expect(read(pkg, "__init__.py")).toContain(`from .${fn} import *`);
     expect(read(pkg, "provider.py")).toContain(`__props__.__dict__["api_key"] = None if api_key is None else pulumi.Output.secret(api_key)`);
+    expect(read(pkg, "get_sessions.py")).toMatch(/def get_sessions\(max_age_minutes: Optional\[_builtins\.float\] = None,\s+min_age_minutes: Optional\[_builtins\.float\] = None,\s+states: Optional\[Sequence\[_builtins\.str\]\] = None,/);
     expect(read(pkg, "get_usage.py")).toMatch(/def pools\(self\) -> Sequence\['outputs\.UsagePool'\]/);
     await run("python3", ["-m", "compileall", "-q", pkg], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "" } });
   }, 300_000);
 
   // The .NET generator of the .NET language host (pulumi-language-dotnet), as `pulumi package add` runs it.
   // Not compiled: these machines have no .NET SDK (Debian has none, and NuGet is not reachable).
-  it(".NET: BrowserSession with its share link secret and Get, the three functions and a Provider whose key is secret; generated only", async () => {
+  it(".NET: BrowserSession with its share link secret and Get, the four functions and a Provider whose key is secret; generated only", async () => {
     const dir = path.join(base, "dotnet");
     await run(dotnetJavaGenerator, [schemaFile, dir, "dotnet"]);
     expect(read(dir, "BrowserSession.cs")).toMatch(/AdditionalSecretOutputs =\s*\{\s*"shareUrl",\s*"shareUrlPath",\s*\}/);
@@ -94,13 +97,14 @@ describe.concurrent("SDKs generated from the served schema", () => {
     }
     // A key given to the provider is wrapped in a secret output before it leaves the program.
     expect(read(dir, "Provider.cs")).toMatch(/public Input<string>\? ApiKey\s*\{\s*get => _apiKey;\s*set\s*\{\s*var emptySecret = Output\.CreateSecret\(0\);/);
+    expect(read(dir, "GetSessions.cs")).toContain("public static Task<GetSessionsResult> InvokeAsync(GetSessionsArgs? args = null, InvokeOptions? options = null)");
     expect(read(dir, "Outputs/UsagePool.cs")).toContain("public readonly int RunningSessionsRemaining;");
     expect(read(dir, "Pulumi.RemoteBrowser.csproj")).toMatch(/<PackageReference Include="Pulumi" Version="[^"]+" \/>/);
   }, 300_000);
 
   // The Java generator of the Java language host (pulumi-java), as `pulumi package add` runs it; built with
   // Maven (Gradle, which the generated build.gradle is for, is not here) from a pom with the same dependencies.
-  it("Java: BrowserSession with its share link secret and get, the three functions and the Provider; all but ReviewSessions compiles", async () => {
+  it("Java: BrowserSession with its share link secret and get, the four functions and the Provider; all but ReviewSessions compiles", async () => {
     const dir = path.join(base, "java");
     await run(dotnetJavaGenerator, [schemaFile, dir, "java"]);
     const src = path.join(dir, "src", "main", "java", "com", "pulumi", "remotebrowser");
@@ -111,6 +115,7 @@ describe.concurrent("SDKs generated from the served schema", () => {
     }
     // Java's generator leaves the provider's secret settings as plain Outputs (the plugin stores them as
     // secrets in any case: native/providerConfig.ts, CheckConfig).
+    expect(read(src, "RemotebrowserFunctions.java")).toContain("public static Output<GetSessionsResult> getSessions(GetSessionsArgs args)");
     expect(read(src, "ProviderArgs.java")).toMatch(/@Import\(name="apiKey"\)\s+private @Nullable Output<String> apiKey;/);
     expect(read(path.join(src, "outputs"), "GetUsageResult.java")).toMatch(/private List<UsagePool> pools;/);
 

@@ -67,7 +67,8 @@ let counter = 0;
 
 /** The variable the harness hands the API key to the runner in (`--secret-env`). */
 export const API_KEY_VAR = "PRB_E2E_API_KEY";
-const E2E_PASSPHRASE = randomBytes(24).toString("hex");
+/** The passphrase of every stack on a shared backend in this test process (for other CLI reads of that backend). */
+export const E2E_PASSPHRASE = randomBytes(24).toString("hex");
 
 /** Creates a stack around `program` (a file of test/e2e/programs), runs `fn`, then tears everything down. */
 export async function withStack(

@@ -189,6 +189,14 @@ describe("GET /v8/vm/data", () => {
     expect([...times].sort((x, y) => y - x)).toEqual(times);
   });
 
+  it("masks every id of the list by the same rule: the prefix and the last four characters shown, the rest as *", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await h.create()).body.vmId);
+    const listed: string[] = (await h.get("/v8/vm/data")).body.data.map((e: any) => e.id);
+    expect(listed).toEqual(ids.reverse().map((id) => `vm-${"*".repeat(id.length - 7)}${id.slice(-4)}`));
+    for (const masked of listed) expect((await h.post("/v8/vm/remove", { id: masked })).body.status).toBe("denied");
+  });
+
   it("lists ended sessions too, and leaves out sessions older than a month", async () => {
     const old = await h.create();
     const ended = await h.create();

@@ -74,6 +74,8 @@ export interface WorldSetup {
   comments?: Comment[];
   /** `npm pack` fails with this message. */
   npmPackError?: string;
+  /** What the account audit prints and its exit code. @default nothing, 0 */
+  audit?: { out: string; code: number };
 }
 export interface Comment {
   id: number;
@@ -110,6 +112,10 @@ export class World {
     if ("stackRmRefused" in setup) flag("stack-rm.refused", setup.stackRmRefused ? "" : undefined);
     if ("cancelCode" in setup) flag("cancel.code", setup.cancelCode === undefined ? undefined : String(setup.cancelCode));
     if ("npmPackError" in setup) flag("npm-pack.error", setup.npmPackError);
+    if ("audit" in setup) {
+      flag("audit.out", setup.audit?.out);
+      flag("audit.code", setup.audit === undefined ? undefined : String(setup.audit.code));
+    }
   }
   private read<T>(name: string): T {
     return JSON.parse(fs.readFileSync(path.join(this.dir, name), "utf8")) as T;

@@ -47,6 +47,14 @@ describe("BrowserSession in the schema", () => {
   it("declares exactly the functions the plugin serves", () => {
     expect(Object.keys(NATIVE_SCHEMA.functions)).toEqual(Object.keys(FUNCTIONS));
   });
+
+  it("declares as inputs exactly the arguments each function accepts", () => {
+    for (const [token, fn] of Object.entries(FUNCTIONS)) {
+      const inputs = (NATIVE_SCHEMA.functions as Record<string, { inputs?: { properties: object } }>)[token]!.inputs;
+      const accepted = fn.args ? Object.keys((fn.args as unknown as { shape: object }).shape) : [];
+      expect(Object.keys(inputs?.properties ?? {}), token).toEqual(accepted);
+    }
+  });
 });
 
 type Spec = { type?: string; $ref?: string; items?: Spec; properties?: Record<string, Spec>; required?: string[] };
@@ -80,7 +88,11 @@ describe("the functions' answers", () => {
   for (const [token, fn] of Object.entries(FUNCTIONS)) {
     it(`${token} answers what the schema declares`, async () => {
       const outputs = (NATIVE_SCHEMA.functions as Record<string, { outputs: Spec }>)[token]!.outputs;
-      const answer = await fn.run(t.provider().ctx);
+      // Sessions with and without a location, so that the listing has entries of both shapes.
+      await t.client().createSession({ browser: "chrome" });
+      t.emu.control.settings({ locationCapacity: { de: 0 } });
+      await t.client().createSession({ browser: "firefox", country: "de" });
+      const answer = await fn.run(t.provider().ctx, {} as never);
       expect(misfits(answer, { type: "object", ...outputs }, token.split(":")[2]!)).toEqual([]);
     });
   }

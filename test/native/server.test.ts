@@ -182,6 +182,64 @@ describe("the data sources over gRPC", () => {
     const refused = await call("invoke", req);
     expect(refused.getFailuresList().map((f: any) => f.getProperty())).toEqual(["browser"]);
   });
+
+  it("Invoke of getSessions lists the account's sessions with masked ids, filtered by state; a bad filter is named", async () => {
+    const created = await call("create", createRequest({ browser: "edge" }));
+    const req = new provproto.InvokeRequest();
+    req.setTok("remote-browser:index:getSessions");
+    req.setArgs(Struct.fromJavaScript({ states: ["running"] }));
+    const res = await call("invoke", req);
+    const sessions = res.getReturn().toJavaScript().sessions as Array<{ maskedId: string; status: string; browserName: string }>;
+    const ours = sessions.filter((s) => s.browserName === "Microsoft Edge");
+    expect(ours.length).toBeGreaterThan(0);
+    expect(sessions.every((s) => s.status === "running")).toBe(true);
+    expect(sessions.map((s) => s.maskedId)).not.toContain(created.getId());
+    expect(ours.some((s) => s.maskedId.slice(-4) === created.getId().slice(-4))).toBe(true);
+    req.setArgs(Struct.fromJavaScript({ states: ["runing"], since: "yesterday" }));
+    const refused = await call("invoke", req);
+    expect(refused.getFailuresList().map((f: any) => f.getProperty()).sort()).toEqual(["since", "states"]);
+    expect(refused.getFailuresList().map((f: any) => f.getReason()).join("\n")).toMatch(/takes no argument since/);
+  });
+});
+
+describe("the engine's List call (pulumi do ... list)", () => {
+  function list(token: string, query: Record<string, unknown>, limit = 0): Promise<Array<{ id: string; name: string }>> {
+    const req = new provproto.ListRequest();
+    req.setToken(token);
+    req.setQuery(Struct.fromJavaScript(query));
+    req.setLimit(limit);
+    return new Promise((resolve, reject) => {
+      const items: Array<{ id: string; name: string }> = [];
+      const stream = client.list(req);
+      stream.on("data", (resp: any) => items.push({ id: resp.getResult().getId(), name: resp.getResult().getName() }));
+      stream.on("error", reject);
+      stream.on("end", () => resolve(items));
+    });
+  }
+
+  it("streams the account's sessions from one list call, ids masked, filtered by the query and cut at the limit", async () => {
+    const created = await call("create", createRequest({ browser: "firefox" }));
+    const vmId: string = created.getId();
+    const before = emu.control.books().statusCalls;
+    const all = await list(TYPE, {});
+    expect(emu.control.books().statusCalls).toBe(before + 1);
+    const ours = all.find((i) => i.id.slice(-4) === vmId.slice(-4))!;
+    expect(ours.id).not.toBe(vmId);
+    expect(ours.id).toMatch(/^vm-\*+[0-9a-f]{4}$/);
+    expect(ours.name).toMatch(/^Mozilla Firefox, running, started \S+Z \(id masked by the service\)$/);
+    expect(all.map((i) => i.id)).not.toContain(vmId);
+    const ended = await list(TYPE, { states: ["stopping", "deleted"] });
+    expect(ended.every((i) => /, (stopping|deleted), /.test(i.name))).toBe(true);
+    expect(ended.map((i) => i.id)).not.toContain(ours.id);
+    expect(await list(TYPE, {}, 1)).toHaveLength(1);
+  });
+
+  it("fails naming the cause for a bad query and for another type", async () => {
+    const bad = await list(TYPE, { states: ["runing"] }).catch((e) => e);
+    expect(bad?.details).toMatch(/List: invalid arguments: states\.0/);
+    const other = await list("remote-browser:index:ReviewSessions", {}).catch((e) => e);
+    expect(other?.details).toMatch(/lists only remote-browser:index:BrowserSession/);
+  });
 });
 
 describe("the plugin's life", () => {

@@ -10,7 +10,8 @@ import type { Emulator } from "../../emulator";
 import { startEmulator } from "../../emulator";
 import { IMAGES, RESIDENTIAL, VPN_LOCATIONS } from "../../emulator/catalog";
 import type { GetUsageResult, UsageMeterFields } from "../../sdk";
-import { getImages, getImagesOutput, getLocations, getLocationsOutput, getUsage, getUsageOutput } from "../../sdk";
+import { getImages, getImagesOutput, getLocations, getLocationsOutput, getSessions, getSessionsOutput, getUsage, getUsageOutput } from "../../sdk";
+import { isMasked, maskedIdMatches } from "../../client";
 import { isolateConfig, rejection, setStackConfig } from "./config";
 import { useMockEngine, value } from "./mocks";
 
@@ -321,5 +322,59 @@ describe("getUsage (version 7)", () => {
       stub.closeAllConnections();
       await new Promise((resolve) => stub.close(resolve));
     }
+  });
+});
+
+describe("getSessions", () => {
+  beforeEach(() => {
+    emu.control.reset();
+  });
+
+  it("lists every session of the account, newest first, with masked ids, browser, state, created and location fields", async () => {
+    const plain = await api("/v8/vm/create", { method: "POST", body: { browser: "chrome" } });
+    emu.control.settings({ locationCapacity: { de: 0 } });
+    const located = await api("/v8/vm/create", { method: "POST", body: { browser: "firefox", country: "de" } });
+    const otherKey = "rb_test_sdk_other_account";
+    emu.control.addAccount({ apiKey: otherKey });
+    await api("/v8/vm/create", { method: "POST", body: { browser: "edge" }, key: otherKey });
+    const { sessions } = await getSessions();
+    expect(sessions).toHaveLength(2);
+    const [newest, oldest] = sessions;
+    expect(newest).toMatchObject({ status: expect.stringMatching(/^(starting|running)$/), browserName: "Mozilla Firefox", locationApplied: false, locationReason: "unavailable" });
+    expect(oldest).toMatchObject({ status: expect.stringMatching(/^(starting|running)$/), browserName: "Google Chrome" });
+    expect(oldest).not.toHaveProperty("locationApplied");
+    // Masked: not the id the end operation needs, though its visible characters agree with it.
+    expect(newest!.maskedId).not.toBe(located.vmId);
+    expect(oldest!.maskedId).not.toBe(plain.vmId);
+    expect(isMasked(oldest!.maskedId) && maskedIdMatches(oldest!.maskedId, plain.vmId)).toBe(true);
+    expect(maskedIdMatches(oldest!.maskedId, located.vmId)).toBe(false);
+    expect(Date.parse(newest!.created)).toBeGreaterThanOrEqual(Date.parse(oldest!.created));
+  });
+
+  it("filters by state and by age", async () => {
+    const ended = await api("/v8/vm/create", { method: "POST", body: { browser: "chrome" } });
+    await api("/v8/vm/remove", { method: "POST", body: { id: ended.vmId } });
+    const old = await api("/v8/vm/create", { method: "POST", body: { browser: "firefox" } });
+    emu.control.setCreated(old.vmId, new Date(Date.now() - 3 * 3600_000).toISOString());
+    const fresh = await api("/v8/vm/create", { method: "POST", body: { browser: "edge" } });
+    const names = (r: { sessions: Array<{ browserName: string }> }) => r.sessions.map((s) => s.browserName).sort();
+    expect(names(await getSessions({ states: ["starting", "running"] }))).toEqual(["Microsoft Edge", "Mozilla Firefox"]);
+    expect(names(await getSessions({ minAgeMinutes: 60 }))).toEqual(["Mozilla Firefox"]);
+    expect(names(await getSessions({ maxAgeMinutes: 60 }))).toEqual(["Google Chrome", "Microsoft Edge"]);
+    expect(names(await getSessions({ states: ["stopping", "deleted"], maxAgeMinutes: 60 }))).toEqual(["Google Chrome"]);
+    expect(fresh.vmId).toBeTruthy();
+  });
+
+  it("refuses an unknown state or filter, naming it and the states there are", async () => {
+    const err = await rejection(getSessions({ states: ["runing" as never] }));
+    expect(err.message).toMatch(/getSessions: invalid arguments: states\.0: .*\(states: starting, running, error, stopping, suspended, deleted\)/);
+    const other = await rejection(getSessions({ since: "yesterday" } as never));
+    expect(other.message).toMatch(/since/);
+  });
+
+  it("getSessionsOutput resolves to the same value and accepts Input filters", async () => {
+    await api("/v8/vm/create", { method: "POST", body: { browser: "brave" } });
+    const out = await value(getSessionsOutput(pulumi.output({ states: ["starting" as const, "running" as const] })));
+    expect(out.sessions.map((s) => s.browserName)).toEqual(["Brave"]);
   });
 });

@@ -1,0 +1,118 @@
+import { execFile } from "node:child_process";
+
+/**
+ * What the stacks of a backend record about sessions, read through the CLI (`pulumi stack ls --all`,
+ * `pulumi stack export`) so that any backend the CLI logs in to works the same. Reading only: no update,
+ * no lock, no secret decrypted (a session's vmId is not secret).
+ */
+
+/** A session a stack holds: its resource records the vmId. */
+export interface RecordedSession {
+  stack: string;
+  urn: string;
+  vmId: string;
+}
+
+/** A create the engine began and never finished recording (a killed `up`): its session's id is unknown. */
+export interface PendingCreate {
+  stack: string;
+  urn: string;
+  /** The browser id the create asked for, when its inputs say so. */
+  browser?: string;
+}
+
+export interface StackSessions {
+  recorded: RecordedSession[];
+  pending: PendingCreate[];
+}
+
+interface StateResource {
+  urn?: string;
+  type?: string;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+}
+
+/**
+ * Ours: the native resource, or a dynamic resource whose type or stored provider names this package.
+ * The dynamic provider's type is `pulumi-nodejs:dynamic/remote-browser:BrowserSession` since it is named;
+ * older states may carry the generic `pulumi-nodejs:dynamic:Resource`, recognised by the stored provider text.
+ */
+function isBrowserSession(r: StateResource): boolean {
+  const type = r.type ?? "";
+  if (type === "remote-browser:index:BrowserSession") return true;
+  if (!type.startsWith("pulumi-nodejs:dynamic")) return false;
+  if (type.endsWith("remote-browser:BrowserSession")) return true;
+  const provider = r.inputs?.__provider ?? r.outputs?.__provider;
+  return typeof provider === "string" && provider.includes("pulumi-remote-browser");
+}
+
+/** The sessions one stack's exported state (`pulumi stack export` text, parsed) holds and is creating. */
+export function sessionsOfExport(stack: string, exported: unknown): StackSessions {
+  const deployment = ((exported as { deployment?: unknown })?.deployment ?? {}) as {
+    resources?: StateResource[];
+    pending_operations?: Array<{ type?: string; resource?: StateResource }>;
+  };
+  const recorded: RecordedSession[] = [];
+  for (const r of deployment.resources ?? []) {
+    const vmId = r.outputs?.vmId;
+    if (isBrowserSession(r) && typeof vmId === "string" && vmId) recorded.push({ stack, urn: r.urn ?? "", vmId });
+  }
+  const pending: PendingCreate[] = [];
+  for (const op of deployment.pending_operations ?? []) {
+    const r = op.resource ?? {};
+    if (op.type !== "creating" || !isBrowserSession(r)) continue;
+    const browser = r.inputs?.browser;
+    pending.push({ stack, urn: r.urn ?? "", ...(typeof browser === "string" ? { browser } : {}) });
+  }
+  return { recorded, pending };
+}
+
+export interface CliOptions {
+  pulumiBin: string;
+  /** The engine environment (backend, PULUMI_HOME, passphrase). */
+  env: Record<string, string>;
+  cwd: string;
+}
+
+function cli(opts: CliOptions, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(opts.pulumiBin, [...args, "--non-interactive"], { cwd: opts.cwd, env: { ...process.env, ...opts.env }, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`pulumi ${args.slice(0, 2).join(" ")} failed: ${String(stderr).trim() || err.message}`));
+      else resolve(String(stdout));
+    });
+  });
+}
+
+/** The fully qualified names (`org/project/stack`) of the backend's stacks, of the given projects or all. */
+export async function listStacks(opts: CliOptions, projects?: string[]): Promise<string[]> {
+  const listed = JSON.parse(await cli(opts, ["stack", "ls", "--all", "--json"])) as Array<{ name: string }>;
+  return ofProjects(listed.map((s) => s.name), projects);
+}
+
+/** The stacks of the given projects; all of them without a project given. */
+export function ofProjects(stacks: string[], projects?: string[]): string[] {
+  return projects?.length ? stacks.filter((n) => projects.includes(projectOf(n))) : stacks;
+}
+
+/** The project of a fully qualified stack name (`org/project/stack`); a short name has none. */
+export function projectOf(stack: string): string {
+  const parts = stack.split("/");
+  return parts.length === 3 ? parts[1]! : "";
+}
+
+/** Every stack's sessions, a few exports at a time (each is a CLI start). */
+export async function readStacks(opts: CliOptions, stacks: string[], parallel = 4): Promise<StackSessions> {
+  const out: StackSessions = { recorded: [], pending: [] };
+  let next = 0;
+  const worker = async () => {
+    while (next < stacks.length) {
+      const stack = stacks[next++]!;
+      const found = sessionsOfExport(stack, JSON.parse(await cli(opts, ["stack", "export", "--stack", stack])));
+      out.recorded.push(...found.recorded);
+      out.pending.push(...found.pending);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, stacks.length) }, worker));
+  return out;
+}

@@ -1,0 +1,157 @@
+import { maskedIdMatches } from "../client";
+import type { RemoteBrowserClient } from "../client";
+import { listedSession } from "../provider/dataSources";
+import type { ListedSession } from "../provider/dataSources";
+import type { PendingCreate, StackSessions } from "./audit-stacks";
+
+/**
+ * The account audit: the account's live sessions (one list call) set against what every stack of a
+ * backend records. The list masks ids, so a session is matched to a recorded vmId when every visible
+ * character agrees, and a pending create (whose id nobody recorded) only by its browser. Where the
+ * matching cannot tell sessions apart, the audit says so and counts the least number that must be held by
+ * none. It ends nothing and never replays a create: a key the service does not know starts a new session.
+ */
+
+/** Who holds a live session. */
+export type Holding =
+  /** Recorded by a stack: the vmIds that agree with its masked id are all in these stacks. */
+  | { kind: "held"; stacks: string[] }
+  /** Not recorded, but a killed `up` of these stacks was creating a session of its browser. */
+  | { kind: "pending"; stacks: string[] }
+  /** Not recorded and no pending create of its browser. */
+  | { kind: "none" }
+  /** Masked ids collide: this is one of several sessions that fewer stack records (or pending creates) agree with. */
+  | { kind: "unclear"; stacks: string[]; via: "recorded" | "pending" };
+
+export interface AuditRow {
+  session: ListedSession;
+  ageMinutes: number;
+  holding: Holding;
+}
+
+export interface AuditReport {
+  rows: AuditRow[];
+  /** Sessions in the account that hold a slot (starting or running). */
+  live: number;
+  held: number;
+  pending: number;
+  /** Sessions held by none for certain. */
+  heldByNone: number;
+  /** Sessions whose masked ids collide (or outnumber the pending creates of their browser): who holds each is unclear. */
+  unclear: number;
+  /** Of the unclear ones, the least number that must be held by none. */
+  unclearHeldByNone: number;
+  /** Sessions held by none older than the threshold, certain ones and the least number among the unclear. */
+  heldByNoneTooOld: number;
+  /** Masked ids that agree with more than one recorded vmId, or recorded vmIds that more than one listed session agrees with. */
+  collisions: number;
+  pendingCreates: PendingCreate[];
+  stacks: number;
+}
+
+const LIVE = new Set(["starting", "running"]);
+
+function unique<T>(xs: T[]): T[] {
+  return [...new Set(xs)];
+}
+
+/**
+ * Sets the live sessions against the stacks' records. `browserNames` maps a browser id (as a pending
+ * create's inputs name it) to its display name (as the list names it). Pure: the figures and the table
+ * come from this alone.
+ */
+export function classify(
+  sessions: ListedSession[],
+  stacks: StackSessions & { count: number },
+  browserNames: Map<string, string>,
+  opts: { now: number; orphanMinutes: number },
+): AuditReport {
+  const live = sessions.filter((s) => LIVE.has(s.status));
+  const age = (s: ListedSession) => Math.max(0, (opts.now - Date.parse(s.created)) / 60_000);
+  const rows: AuditRow[] = live.map((session) => ({ session, ageMinutes: age(session), holding: { kind: "none" } }));
+  let heldByNone = 0;
+  let unclearHeldByNone = 0;
+  let heldByNoneTooOld = 0;
+  let collisions = 0;
+  const tooOld = (r: AuditRow) => r.ageMinutes > opts.orphanMinutes;
+
+  // Sessions and the recorded vmIds their masked ids agree with, grouped so that no vmId is shared across
+  // groups (a union of every pair that agrees).
+  const matches = rows.map((r) => unique(stacks.recorded.filter((rec) => maskedIdMatches(r.session.maskedId, rec.vmId)).map((rec) => rec.vmId)));
+  const group = rows.map((_, i) => i);
+  const root = (i: number): number => (group[i] === i ? i : (group[i] = root(group[i]!)));
+  const firstWith = new Map<string, number>();
+  matches.forEach((ids, i) => {
+    for (const id of ids) {
+      const j = firstWith.get(id);
+      if (j === undefined) firstWith.set(id, i);
+      else group[root(i)] = root(j);
+    }
+  });
+  const groups = new Map<number, number[]>();
+  rows.forEach((_, i) => {
+    if (matches[i]!.length) groups.set(root(i), [...(groups.get(root(i)) ?? []), i]);
+  });
+  const stacksOf = (vmIds: string[]) => unique(stacks.recorded.filter((r) => vmIds.includes(r.vmId)).map((r) => r.stack)).sort();
+  for (const members of groups.values()) {
+    const vmIds = unique(members.flatMap((i) => matches[i]!));
+    const holders = stacksOf(vmIds);
+    if (members.length > 1 || vmIds.length > 1) collisions++;
+    if (members.length <= vmIds.length) {
+      for (const i of members) rows[i]!.holding = { kind: "held", stacks: stacksOf(matches[i]!) };
+      continue;
+    }
+    for (const i of members) rows[i]!.holding = { kind: "unclear", stacks: holders, via: "recorded" };
+    unclearHeldByNone += members.length - vmIds.length;
+    heldByNoneTooOld += Math.max(0, members.filter((i) => tooOld(rows[i]!)).length - vmIds.length);
+  }
+
+  // The rest: a pending create of the same browser may have started it (its id was never recorded).
+  const unmatched = rows.filter((_, i) => matches[i]!.length === 0);
+  const nameOf = (p: PendingCreate) => (p.browser === undefined ? undefined : (browserNames.get(p.browser) ?? p.browser));
+  const byBrowser = new Map<string, AuditRow[]>();
+  for (const r of unmatched) byBrowser.set(r.session.browserName, [...(byBrowser.get(r.session.browserName) ?? []), r]);
+  for (const [name, candidates] of byBrowser) {
+    const creating = stacks.pending.filter((p) => nameOf(p) === name || p.browser === undefined);
+    const holders = unique(creating.map((p) => p.stack)).sort();
+    if (creating.length === 0) {
+      for (const r of candidates) r.holding = { kind: "none" };
+      heldByNone += candidates.length;
+      heldByNoneTooOld += candidates.filter(tooOld).length;
+    } else if (candidates.length <= creating.length) {
+      for (const r of candidates) r.holding = { kind: "pending", stacks: holders };
+    } else {
+      for (const r of candidates) r.holding = { kind: "unclear", stacks: holders, via: "pending" };
+      unclearHeldByNone += candidates.length - creating.length;
+      heldByNoneTooOld += Math.max(0, candidates.filter(tooOld).length - creating.length);
+    }
+  }
+
+  return {
+    rows,
+    live: rows.length,
+    held: rows.filter((r) => r.holding.kind === "held").length,
+    pending: rows.filter((r) => r.holding.kind === "pending").length,
+    heldByNone,
+    unclear: rows.filter((r) => r.holding.kind === "unclear").length,
+    unclearHeldByNone,
+    heldByNoneTooOld,
+    collisions,
+    pendingCreates: stacks.pending,
+    stacks: stacks.count,
+  };
+}
+
+/**
+ * The account's side of the audit: one list call, and one image call (no key) only when a pending create
+ * names a browser id that has to be set against the list's display names.
+ */
+export async function readAccount(
+  client: RemoteBrowserClient,
+  pending: PendingCreate[],
+): Promise<{ sessions: ListedSession[]; browserNames: Map<string, string>; calls: number }> {
+  const sessions = (await client.sessions()).map(listedSession);
+  if (!pending.some((p) => p.browser !== undefined)) return { sessions, browserNames: new Map(), calls: 1 };
+  const images = await client.images();
+  return { sessions, browserNames: new Map(images.images.map((i) => [i.id, i.name])), calls: 2 };
+}

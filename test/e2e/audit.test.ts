@@ -1,0 +1,211 @@
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startEmulator } from "../../emulator";
+import type { Emulator } from "../../emulator";
+import { engineEnvironment } from "../../runner/environment";
+import { Postgres, startPostgres } from "../helpers/postgres";
+import { run } from "../helpers/run";
+import { E2E_PASSPHRASE, childPids, commandOf, until, withStack } from "./harness";
+import type { E2EStack } from "./harness";
+
+/**
+ * The account audit under the real engine: stacks on one shared backend (a file backend and PostgreSQL),
+ * a session each stack holds, one `up` killed before the engine recorded its create, one stack removed
+ * with --force, and one session started by hand. The audit must name each, exit non-zero, start and end
+ * nothing, and the command it prints for the pending create must settle it.
+ */
+let postgres: Postgres;
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 120_000);
+afterAll(() => postgres?.stop());
+
+const BROWSER = { held: "firefox", pending: "chrome", forced: "edge", byHand: "brave" } as const;
+
+/** Runs `pulumi-remote-browser-run audit` of the installed package, as the sweep workflow does. */
+function audit(emu: Emulator, backendUrl: string, dir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { projectDir, pulumiBin } = inject("e2e");
+  const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
+  fs.mkdirSync(dir, { recursive: true });
+  const env = {
+    ...process.env,
+    PULUMI_REMOTE_BROWSER_PULUMI: pulumiBin,
+    PULUMI_BACKEND_URL: backendUrl,
+    PULUMI_CONFIG_PASSPHRASE: E2E_PASSPHRASE,
+    REMOTE_BROWSER_API_KEY: emu.apiKey,
+    REMOTE_BROWSER_BASE_URL: emu.apiBaseUrl,
+  };
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [runner, "audit", "--orphan-minutes", "0", "--work-dir", dir], { cwd: dir, env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The table's line of the session whose vmId ends like `vmId`. */
+function rowOf(text: string, vmId: string): string {
+  const line = text.split("\n").find((l) => new RegExp(`^vm-\\*+${vmId.slice(-4)}\\s`).test(l));
+  if (!line) throw new Error(`no row for ${vmId} in:\n${text}`);
+  return line;
+}
+
+async function scenario(backend: "file" | "postgres"): Promise<void> {
+  const { projectDir } = inject("e2e");
+  const base = path.join(projectDir, "stacks", `audit-${backend}-${process.pid}`);
+  const backendUrl = backend === "file" ? `file://${path.join(base, "backend")}` : postgres.url;
+  fs.mkdirSync(path.join(base, "backend"), { recursive: true });
+  const emu = await startEmulator({ prepMs: 200 });
+  const control = emu.control;
+  const opts = { sharedEmulator: emu, backendUrl, destroy: false };
+  try {
+    await withStack("sessions.js", async (held: E2EStack) => {
+      await withStack("sessions.js", async (pending: E2EStack) => {
+        await withStack("sessions.js", async (forced: E2EStack) => {
+          await Promise.all([
+            held.run("up", { config: { browsers: BROWSER.held } }),
+            forced.run("up", { config: { browsers: BROWSER.forced } }),
+          ]);
+          const rm = await forced.cli(["stack", "rm", "--force", "--yes"]);
+          expect(rm.code, rm.stderr).toBe(0);
+
+          // An `up` killed while its session starts: the engine has not recorded the create.
+          control.preparation({ paused: true });
+          const run = pending.start("up", { config: { browsers: BROWSER.pending } });
+          await until(() => control.sessions().find((s) => s.browser === BROWSER.pending), 60_000, "the pending session");
+          const engine = await until(() => childPids(run.child.pid!).find((pid) => /\bpulumi\b.*\bup\b/.test(commandOf(pid))), 10_000, "the engine");
+          process.kill(engine, "SIGKILL");
+          await run.done;
+
+          const byHand = await (
+            await fetch(`${emu.apiBaseUrl}/vm/create`, {
+              method: "POST",
+              headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
+              body: JSON.stringify({ browser: BROWSER.byHand }),
+            })
+          ).json();
+          expect(byHand.status).toBe("ok");
+
+          const vmIdOf = (browser: string) => control.sessions().find((s) => s.browser === browser)!.vmId;
+          const before = control.books();
+          control.clearRequests();
+          const first = await audit(emu, backendUrl, path.join(base, "audit"));
+          expect(first.code, first.stderr + first.stdout).toBe(3);
+          const org = "organization/e2e";
+          expect(rowOf(first.stdout, vmIdOf(BROWSER.held))).toMatch(new RegExp(`Mozilla Firefox\\s+running\\s+\\S+\\s+stack ${org}/${held.name}$`));
+          expect(rowOf(first.stdout, vmIdOf(BROWSER.pending))).toMatch(new RegExp(`Google Chrome\\s+starting\\s+\\S+\\s+pending create in ${org}/${pending.name}$`));
+          expect(rowOf(first.stdout, vmIdOf(BROWSER.forced))).toMatch(/Microsoft Edge\s+running\s+\S+\s+NONE$/);
+          expect(rowOf(first.stdout, byHand.vmId)).toMatch(/Brave\s+(starting|running)\s+\S+\s+NONE$/);
+          expect(first.stdout).toContain("running in the account: 4   held by a stack: 1   pending in a stack: 1   held by none: 2   masked-id collisions: 0");
+          expect(first.stdout).toContain("held by none and older than 0 min: 2\n");
+          // The audit shows no full id: the listed ids are masked.
+          for (const s of control.sessions()) expect(first.stdout).not.toContain(s.vmId);
+          // It started and ended nothing, and asked the service once for the list (and once for the images).
+          const after = control.books();
+          expect([after.createCalls, after.removeCalls, after.started]).toEqual([before.createCalls, before.removeCalls, before.started]);
+          expect(control.requests().map((r) => r.operation).sort()).toEqual(["image", "list"]);
+
+          // The printed commands, followed for the pending create's stack.
+          const printed = first.stdout.split("\n").map((l) => l.trim()).filter((l) => l.startsWith("pulumi-remote-browser-run"));
+          expect(printed).toEqual([
+            `pulumi-remote-browser-run refresh --clear-pending-creates --project e2e --stack ${pending.name} --backend "$PULUMI_BACKEND_URL"`,
+            `pulumi-remote-browser-run up --program <the stack's program> --project e2e --stack ${pending.name} --backend "$PULUMI_BACKEND_URL"`,
+          ]);
+          control.preparation({ paused: false });
+          await pending.run("refresh", { extraArgs: ["--clear-pending-creates"] });
+          const adopted = await pending.run("up", { config: { browsers: BROWSER.pending } });
+          expect((adopted.outputs.vmIds as Record<string, string>)[BROWSER.pending]).toBe(vmIdOf(BROWSER.pending));
+
+          const second = await audit(emu, backendUrl, path.join(base, "audit"));
+          expect(second.code, second.stderr + second.stdout).toBe(3);
+          expect(rowOf(second.stdout, vmIdOf(BROWSER.pending))).toMatch(new RegExp(`Google Chrome\\s+running\\s+\\S+\\s+stack ${org}/${pending.name}$`));
+          expect(second.stdout).not.toContain("pending create in");
+          expect(second.stdout).toMatch(/held by a stack: 2 {3}pending in a stack: 0 {3}held by none: 2/);
+          // Four sessions in all, the adopted one not started twice.
+          expect(control.books().started).toBe(4);
+
+          await Promise.all([held.run("destroy"), pending.run("destroy")]);
+          for (const browser of [BROWSER.forced, BROWSER.byHand]) control.endSession(vmIdOf(browser));
+          const last = await audit(emu, backendUrl, path.join(base, "audit"));
+          expect(last.code, last.stderr + last.stdout).toBe(0);
+          expect(last.stdout).toContain("running in the account: 0");
+          expect(control.books().neverEnded).toBe(0);
+        }, { ...opts, name: `forced-${backend}` });
+      }, { ...opts, name: `pending-${backend}` });
+    }, { ...opts, name: `held-${backend}` });
+  } finally {
+    await emu.close();
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+}
+
+describe.concurrent("the account audit", () => {
+  it("on a file backend names the held, pending and held-by-none sessions, and the printed command settles the pending one", () => scenario("file"));
+  it("on a PostgreSQL backend does the same", () => scenario("postgres"));
+});
+
+describe("pulumi do list (the engine's List call, experimental in CLI 3.248.0)", () => {
+  it("lists the account's sessions through the plugin with masked ids, filtered by a PCL query; a bad key is named", async () => {
+    const { projectDir, pulumiBin } = inject("e2e");
+    const dir = fs.mkdtempSync(path.join(projectDir, "do-list-"));
+    const emu = await startEmulator({ prepMs: 50 });
+    try {
+      const env = { ...process.env, ...engineEnvironment({ pulumiBin, stateDir: path.join(dir, "state"), workDir: dir }), REMOTE_BROWSER_BASE_URL: emu.apiBaseUrl };
+      const plugin = path.join(projectDir, "node_modules", ".bin", "pulumi-resource-remote-browser");
+      const create = async (browser: string) =>
+        (
+          await (
+            await fetch(`${emu.apiBaseUrl}/vm/create`, {
+              method: "POST",
+              headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
+              body: JSON.stringify({ browser }),
+            })
+          ).json()
+        ).vmId as string;
+      const chrome = await create("chrome");
+      const edge = await create("edge");
+      emu.control.endSession(edge);
+      fs.writeFileSync(path.join(dir, "running.pp"), 'states = ["starting", "running"]\n');
+      const doList = (extra: string[], key = emu.apiKey) =>
+        run(pulumiBin, ["do", "--package", plugin, "remote-browser:index:BrowserSession", "list", ...extra, "--non-interactive"], {
+          cwd: dir,
+          env: { ...env, REMOTE_BROWSER_API_KEY: key },
+        });
+      const all = JSON.parse(await doList([])) as Array<{ id: string; name: string }>;
+      expect(all.map((i) => i.name.split(",")[0])).toEqual(["Microsoft Edge", "Google Chrome"]);
+      expect(all.map((i) => i.id.slice(-4))).toEqual([edge.slice(-4), chrome.slice(-4)]);
+      expect(all.map((i) => i.id)).not.toContain(chrome);
+      const live = JSON.parse(await doList(["--input-file", path.join(dir, "running.pp")])) as Array<{ id: string; name: string }>;
+      expect(live.map((i) => i.name.split(",")[0])).toEqual(["Google Chrome"]);
+      expect(emu.control.books().createCalls).toBe(2);
+      const refused = await doList([], "rb_not_the_key").catch((e: Error) => e);
+      expect(String(refused)).toMatch(/list sessions failed: the service refused the request \(denied\)/);
+      expect(String(refused)).not.toContain("rb_not_the_key");
+    } finally {
+      await emu.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the runner's refusals around the audit", () => {
+  it("refuses --clear-pending-creates on anything but refresh, and a threshold that is no number, with exit code 2", async () => {
+    const { projectDir } = inject("e2e");
+    const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
+    const start = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [runner, ...args], { cwd: projectDir, env: { ...process.env, REMOTE_BROWSER_API_KEY: "rb_refusal_test_key" } });
+        let stderr = "";
+        child.stderr.on("data", (d) => (stderr += d));
+        child.on("close", (code) => resolve({ code, stderr }));
+      });
+    const up = await start(["up", "--clear-pending-creates", "--stack", "s", "--program", "p.js"]);
+    expect([up.code, up.stderr]).toEqual([2, "error: --clear-pending-creates belongs to refresh, not up\n"]);
+    const audit = await start(["audit", "--orphan-minutes", "soon"]);
+    expect([audit.code, audit.stderr]).toEqual([2, 'error: --orphan-minutes takes a number of minutes from 0, got "soon"\n']);
+  });
+});

@@ -1,0 +1,160 @@
+import { describe, expect, it } from "vitest";
+import type { ListedSession } from "../../provider/dataSources";
+import { classify } from "../../runner/audit";
+import { auditMain } from "../../runner/audit-cli";
+import { ofProjects, sessionsOfExport } from "../../runner/audit-stacks";
+import type { PendingCreate, RecordedSession } from "../../runner/audit-stacks";
+import { formatReport, recoveryCommands } from "../../runner/audit-table";
+import upgradeState from "../e2e/upgrade/state-v0.1.0.json";
+
+const NOW = Date.parse("2026-11-25T12:00:00.000Z");
+const mask = (vmId: string) => `vm-${"*".repeat(vmId.length - 7)}${vmId.slice(-4)}`;
+const listed = (vmId: string, browserName: string, minutesAgo: number, status: ListedSession["status"] = "running"): ListedSession => ({
+  maskedId: mask(vmId),
+  status,
+  browserName,
+  created: new Date(NOW - minutesAgo * 60_000).toISOString(),
+});
+const rec = (stack: string, vmId: string): RecordedSession => ({ stack, urn: `urn:pulumi:${stack}::p::t::${vmId}`, vmId });
+const names = new Map([
+  ["chrome", "Google Chrome"],
+  ["firefox", "Mozilla Firefox"],
+]);
+const run = (sessions: ListedSession[], recorded: RecordedSession[], pending: PendingCreate[] = [], orphanMinutes = 30) =>
+  classify(sessions, { recorded, pending, count: 3 }, names, { now: NOW, orphanMinutes });
+
+describe("the audit's matching", () => {
+  it("names the stack that records a session, by the visible characters of its masked id", () => {
+    const r = run([listed("vm-aaaaaaaa1111", "Google Chrome", 5)], [rec("o/p/pr-1", "vm-aaaaaaaa1111"), rec("o/p/pr-2", "vm-bbbbbbbb2222")]);
+    expect(r.rows.map((x) => x.holding)).toEqual([{ kind: "held", stacks: ["o/p/pr-1"] }]);
+    expect([r.live, r.held, r.pending, r.heldByNone, r.collisions]).toEqual([1, 1, 0, 0, 0]);
+  });
+
+  it("counts only live sessions: ended and failed ones hold no slot", () => {
+    const r = run([listed("vm-aaaaaaaa1111", "Google Chrome", 5, "deleted"), listed("vm-cccccccc3333", "Google Chrome", 5, "error"), listed("vm-dddddddd4444", "Brave", 5, "starting")], []);
+    expect(r.live).toBe(1);
+    expect(r.rows[0]!.session.status).toBe("starting");
+  });
+
+  it("holds a session by none when no stack records it and no pending create is of its browser; too old fails", () => {
+    const r = run([listed("vm-aaaaaaaa1111", "Google Chrome", 90), listed("vm-bbbbbbbb2222", "Mozilla Firefox", 5)], [], [{ stack: "o/p/pr-3", urn: "u", browser: "edge" }]);
+    expect(r.rows.map((x) => x.holding.kind)).toEqual(["none", "none"]);
+    expect([r.heldByNone, r.heldByNoneTooOld]).toEqual([2, 1]);
+  });
+
+  it("attributes an unrecorded session to a pending create of the same browser", () => {
+    const r = run([listed("vm-aaaaaaaa1111", "Google Chrome", 90)], [], [{ stack: "o/p/pr-3", urn: "u", browser: "chrome" }]);
+    expect(r.rows[0]!.holding).toEqual({ kind: "pending", stacks: ["o/p/pr-3"] });
+    expect([r.pending, r.heldByNone, r.heldByNoneTooOld]).toEqual([1, 0, 0]);
+  });
+
+  it("with more sessions of a browser than pending creates of it, says which could be pending and counts the rest as held by none", () => {
+    const r = run(
+      [listed("vm-aaaaaaaa1111", "Google Chrome", 90), listed("vm-bbbbbbbb2222", "Google Chrome", 80), listed("vm-cccccccc3333", "Google Chrome", 1)],
+      [],
+      [{ stack: "o/p/pr-3", urn: "u", browser: "chrome" }],
+    );
+    expect(r.rows.map((x) => x.holding)).toEqual(Array(3).fill({ kind: "unclear", stacks: ["o/p/pr-3"], via: "pending" }));
+    // Three sessions, one pending create: at least two are held by none, and of the two old ones at least one.
+    expect([r.pending, r.heldByNone, r.unclear, r.unclearHeldByNone, r.heldByNoneTooOld]).toEqual([0, 0, 3, 2, 1]);
+  });
+
+  it("counts a collision when two live sessions share a masked id that one stack records: one of them is held by none", () => {
+    const r = run([listed("vm-aaaaaaaa1111", "Google Chrome", 90), listed("vm-bbbbbbbb1111", "Google Chrome", 95)], [rec("o/p/pr-1", "vm-aaaaaaaa1111")]);
+    expect(r.rows.map((x) => x.holding)).toEqual(Array(2).fill({ kind: "unclear", stacks: ["o/p/pr-1"], via: "recorded" }));
+    expect([r.held, r.heldByNone, r.unclear, r.unclearHeldByNone, r.heldByNoneTooOld, r.collisions]).toEqual([0, 0, 2, 1, 1, 1]);
+  });
+
+  it("counts a collision but no orphan when one masked id agrees with two recorded vmIds of two stacks", () => {
+    const r = run([listed("vm-aaaaaaaa1111", "Google Chrome", 90)], [rec("o/p/pr-1", "vm-aaaaaaaa1111"), rec("o/p/pr-2", "vm-bbbbbbbb1111")]);
+    expect(r.rows[0]!.holding).toEqual({ kind: "held", stacks: ["o/p/pr-1", "o/p/pr-2"] });
+    expect([r.held, r.heldByNone, r.collisions]).toEqual([1, 0, 1]);
+  });
+
+  it("counts the same session recorded by two stacks once, as held, with no collision", () => {
+    const r = run([listed("vm-aaaaaaaa1111", "Google Chrome", 5)], [rec("o/p/pr-1", "vm-aaaaaaaa1111"), rec("o/p/pr-2", "vm-aaaaaaaa1111")]);
+    expect(r.rows[0]!.holding).toEqual({ kind: "held", stacks: ["o/p/pr-1", "o/p/pr-2"] });
+    expect(r.collisions).toBe(0);
+  });
+});
+
+describe("what the audit reads from a stack's state", () => {
+  it("finds the dynamic and component sessions of a recorded state, by their vmIds", () => {
+    const found = sessionsOfExport("o/e2e/upgrade", upgradeState);
+    expect(found.recorded.map((r) => r.vmId).sort()).toEqual(["vm-47670cda85eea53ff478cb1a", "vm-617c93cdb5845a4d282d996d", "vm-cf66de2c1c0d39836ced43fd"]);
+    expect(found.pending).toEqual([]);
+  });
+
+  it("finds native sessions, generic dynamic ones by their stored provider, and pending creates with their browser", () => {
+    const found = sessionsOfExport("o/p/s", {
+      deployment: {
+        resources: [
+          { urn: "a", type: "remote-browser:index:BrowserSession", outputs: { vmId: "vm-1" } },
+          { urn: "b", type: "pulumi-nodejs:dynamic:Resource", inputs: { __provider: 'require("pulumi-remote-browser/provider")' }, outputs: { vmId: "vm-2" } },
+          { urn: "c", type: "pulumi-nodejs:dynamic:Resource", inputs: { __provider: "other" }, outputs: { vmId: "vm-3" } },
+          { urn: "d", type: "aws:ec2:Instance", outputs: { vmId: "vm-4" } },
+        ],
+        pending_operations: [
+          { type: "creating", resource: { urn: "e", type: "pulumi-nodejs:dynamic/remote-browser:BrowserSession", inputs: { browser: "edge" } } },
+          { type: "updating", resource: { urn: "f", type: "remote-browser:index:BrowserSession", inputs: { browser: "edge" } } },
+        ],
+      },
+    });
+    expect(found.recorded.map((r) => r.urn)).toEqual(["a", "b"]);
+    expect(found.pending).toEqual([{ stack: "o/p/s", urn: "e", browser: "edge" }]);
+  });
+});
+
+describe("the audit's table", () => {
+  it("shows the unclear sessions of a collision beside the certain figures, so that they add up to the live ones", () => {
+    const report = run([listed("vm-aaaaaaaa1111", "Google Chrome", 90), listed("vm-bbbbbbbb1111", "Google Chrome", 95), listed("vm-cccccccc2222", "Brave", 1)], [rec("o/p/pr-1", "vm-aaaaaaaa1111")]);
+    const text = formatReport(report, { orphanMinutes: 30, calls: 1 });
+    expect(text).toContain("running in the account: 3   held by a stack: 0   pending in a stack: 0   held by none: 1   unclear: 2 (at least 1 of them held by none)   masked-id collisions: 1");
+    expect(text).toContain("held by none and older than 30 min: 1 (at least)");
+    expect(text).toMatch(/vm-\*+1111\s+Google Chrome\s+running\s+1h35m\s+one of o\/p\/pr-1 or NONE \(masked ids collide\)/);
+  });
+
+  it("lists held by none first with age and browser, says why they cannot be ended, and prints the commands for a pending create", () => {
+    const pending = { stack: "organization/pr/pr-2", urn: "urn:x", browser: "chrome" };
+    const report = run([listed("vm-aaaaaaaa1111", "Google Chrome", 5), listed("vm-bbbbbbbb2222", "Mozilla Firefox", 125)], [], [pending]);
+    const text = formatReport(report, { backend: "file:///tmp/b", orphanMinutes: 30, calls: 2 });
+    const lines = text.split("\n");
+    const header = lines.findIndex((l) => l.startsWith("SESSION"));
+    expect(lines[header + 1]).toMatch(/^vm-\*+2222\s+Mozilla Firefox\s+running\s+2h05m\s+NONE$/);
+    expect(lines[header + 2]).toMatch(/^vm-\*+1111\s+Google Chrome\s+running\s+5m\s+pending create in organization\/pr\/pr-2$/);
+    expect(text).toContain("held by none: 1   masked-id collisions: 0");
+    expect(text).toContain("held by none and older than 30 min: 1\n");
+    expect(text).toContain("pulumi-remote-browser-run refresh --clear-pending-creates --project pr --stack pr-2 --backend file:///tmp/b");
+    expect(text).toMatch(/masked ids, and the end operation\s+needs the full id/);
+  });
+
+  it("names a backend from the environment by its variable, never by its value", () => {
+    expect(recoveryCommands({ stack: "o/p/s", urn: "u" }, "$PULUMI_BACKEND_URL")[0]).toBe(
+      'pulumi-remote-browser-run refresh --clear-pending-creates --project p --stack s --backend "$PULUMI_BACKEND_URL"',
+    );
+  });
+});
+
+describe("the audit's command line", () => {
+  it("reads the stacks of the given projects only, or of all", () => {
+    const stacks = ["org/web/pr-1", "org/api/pr-2", "org/web/pr-3"];
+    expect(ofProjects(stacks, ["web"])).toEqual(["org/web/pr-1", "org/web/pr-3"]);
+    expect(ofProjects(stacks, [])).toEqual(stacks);
+    expect(ofProjects(stacks)).toEqual(stacks);
+  });
+
+  it("refuses a threshold that is not a number of minutes, and runs without a key nowhere, naming what is missing", async () => {
+    const saved = { key: process.env.REMOTE_BROWSER_API_KEY, url: process.env.REMOTE_BROWSER_BASE_URL };
+    try {
+      await expect(auditMain(["--orphan-minutes", "soon"])).rejects.toThrow(/--orphan-minutes takes a number of minutes from 0, got "soon"/);
+      delete process.env.REMOTE_BROWSER_API_KEY;
+      process.env.REMOTE_BROWSER_BASE_URL = "http://127.0.0.1:9/v8";
+      await expect(auditMain([])).rejects.toThrow(/the audit reads the account's sessions: set REMOTE_BROWSER_API_KEY/);
+    } finally {
+      for (const [name, v] of [["REMOTE_BROWSER_API_KEY", saved.key], ["REMOTE_BROWSER_BASE_URL", saved.url]] as const) {
+        if (v === undefined) delete process.env[name];
+        else process.env[name] = v;
+      }
+    }
+  });
+});
