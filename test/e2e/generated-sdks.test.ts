@@ -3,8 +3,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { engineEnvironment } from "../../runner/environment";
-import { run } from "../helpers/run";
-import { sdkgen, sdkgenDotnetJava } from "./sdkgen";
+import { run } from "../../release/run";
+import { sdkgen, sdkgenDotnetJava } from "../../release/sdkgen";
 
 /**
  * The SDKs `pulumi package add` would generate, from the schema the installed plugin serves (`pulumi package
