@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { packageRoot } from "../native/identity";
+import { LOGO_FILE } from "../native/packageMetadata";
 import { run } from "./run";
 import { sdkgen, sdkgenDotnetJava } from "./sdkgen";
 
@@ -65,8 +66,8 @@ export async function writeSdks(opts: SdkOptions): Promise<string[]> {
   }
 }
 
-/** The logo the .NET package embeds: the repository's file the schema's logoUrl names, never a download. */
-export const LOGO_FILE = "assets/logo.png";
+
+
 
 async function python(generator: string, opts: SdkOptions, scratch: string): Promise<string[]> {
   const src = path.join(scratch, "python");
