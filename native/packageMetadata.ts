@@ -42,7 +42,7 @@ export function packageMetadata(identity: PluginIdentity = pluginIdentity()) {
     // respectSchemaVersion: each SDK names the schema's version as the plugin to fetch (else none, or 0.0.0).
     language: {
       nodejs: { packageName: nodePackageName(owner), packageDescription: description, respectSchemaVersion: true },
-      python: { packageName: "pulumi_remote_browser", pyproject: { enabled: true }, respectSchemaVersion: true },
+      python: { packageName: "pulumi_remote_browser", respectSchemaVersion: true },
       go: {
         importBasePath: `github.com/${owner}/${repo}/sdk/go/remotebrowser`,
         generateResourceContainerTypes: true,

@@ -45,7 +45,7 @@ describe("the package metadata of the served schema", () => {
   it("names each language's package: not the dynamic provider's npm name, nor Pulumi's own NuGet prefix or Maven group", () => {
     expect(served.language).toMatchObject({
       nodejs: { packageName: "@remote-browser/pulumi" },
-      python: { packageName: "pulumi_remote_browser", pyproject: { enabled: true } },
+      python: { packageName: "pulumi_remote_browser" },
       go: { importBasePath: "github.com/remote-browser/pulumi-remote-browser/sdk/go/remotebrowser" },
       csharp: { rootNamespace: "RemoteBrowser", namespaces: { "remote-browser": "Pulumi" } },
       java: { basePackage: "io.github.remotebrowser" },
