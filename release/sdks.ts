@@ -13,13 +13,14 @@ import { sdkgen, sdkgenDotnetJava } from "./sdkgen";
  *
  *   python/   a wheel and an sdist (PyPI)
  *   nodejs/   the compiled package's tarball (`npm pack`; npm)
- *   go/       the Go module, its go.mod named by the schema's Go import path (a tag of `sdk/go/<name>`)
+ *   go/remotebrowser/  the Go module, its go.mod named by the schema's Go import path (the release workflow
+ *             commits it as sdk/go/remotebrowser and tags it sdk/go/remotebrowser/v<version>)
  *   dotnet/   the .NET sources with their .csproj (NuGet: `dotnet pack`)
  *   java/     the Java sources with their build.gradle (Maven)
  */
 
 /** The Python packages the wheel and sdist are built with (no build isolation: nothing fetched at build time). */
-export const PYTHON_BUILD_REQUIREMENTS = ["build==1.2.2.post1", "setuptools==80.9.0", "wheel==0.45.1"];
+const PYTHON_BUILD_REQUIREMENTS = ["build==1.2.2.post1", "setuptools==80.9.0", "wheel==0.45.1"];
 
 interface Schema {
   name: string;

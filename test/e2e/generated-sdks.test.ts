@@ -83,7 +83,8 @@ describe.concurrent("the release's SDKs", () => {
 import * as rb from "@remote-browser/pulumi";
 const account = new rb.Provider("account", { apiKey: pulumi.secret("k"), apiVersion: rb.ApiVersion.V8 });
 const session = new rb.BrowserSession("s", { browser: "chrome", egress: rb.Egress.Residential }, { provider: account });
-export const link: pulumi.Output<string> = session.shareUrl;
+export const link: pulumi.Output<string | undefined> = session.shareUrl;
+export const vm: pulumi.Output<string> = session.vmId;
 export const images = rb.getImagesOutput().images.apply((i) => i.map((x) => x.id));
 `,
     );
@@ -207,7 +208,7 @@ func main() {
 
     const gradle = read(dir, "build.gradle");
     // The version and the plugin's address go into the jar's plugin.json at build time.
-    expect(gradle).toContain(`: "${schema.version}"`);
+    expect(gradle).toContain(`? "${schema.version}"`);
     expect(gradle).toContain(`server "${schema.pluginDownloadURL}"`);
     expect(gradle).toMatch(/groupId = "io\.github\.remotebrowser"/);
     const deps = [...gradle.matchAll(/^\s*implementation\("([^:"]+):([^:"]+):([^:"]+)"\)/gm)].map((m) => ({ group: m[1]!, artifact: m[2]!, version: m[3]! }));
