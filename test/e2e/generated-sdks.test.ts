@@ -15,7 +15,8 @@ import { engineEnvironment } from "../../runner/environment";
  * npm into a fresh project and a program compiled against it; the Go module required by its own import path
  * from another module and built; the Python wheel installed by pip into a fresh virtualenv and imported
  * (component.test.ts runs Python programs with the same generator); the Java sources compiled by Maven with
- * the dependencies their build.gradle names. The .NET sources are generated only: no .NET SDK here.
+ * the dependencies their build.gradle names. The .NET sources are generated only: no .NET SDK here. The
+ * registry page's examples (docs/_index.md) are compiled (TypeScript, Go, Java) or run under mocks (Python).
  */
 const root = path.resolve(__dirname, "..", "..");
 let base: string;
@@ -41,6 +42,13 @@ afterAll(() => {
 });
 
 const read = (dir: string, file: string) => fs.readFileSync(path.join(dir, file), "utf8");
+/** The example of `language` on the registry's overview page (docs/_index.md), which the tests compile. */
+function docsExample(language: string): string {
+  const page = fs.readFileSync(path.join(root, "docs", "_index.md"), "utf8");
+  const m = new RegExp(`\\{\\{% choosable language ${language} %\\}\\}\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(page);
+  if (!m) throw new Error(`docs/_index.md has no ${language} example`);
+  return m[1]!;
+}
 /** What the engine reads to acquire the plugin: `pulumi-plugin.json`, or the npm package's `pulumi` section. */
 const names = (plugin: unknown) => expect(plugin).toEqual({ resource: true, name: "remote-browser", version: schema.version, server: schema.pluginDownloadURL });
 
@@ -88,9 +96,14 @@ export const vm: pulumi.Output<string> = session.vmId;
 export const images = rb.getImagesOutput().images.apply((i) => i.map((x) => x.id));
 `,
     );
+    // The registry page's example compiles too.
+    fs.writeFileSync(path.join(project, "docs-example.ts"), docsExample("typescript"));
     fs.writeFileSync(
       path.join(project, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { strict: true, target: "ES2020", module: "commonjs", moduleResolution: "node", esModuleInterop: true, outDir: "bin", types: [] }, files: ["index.ts"] }),
+      JSON.stringify({
+        compilerOptions: { strict: true, target: "ES2020", module: "commonjs", moduleResolution: "node", esModuleInterop: true, outDir: "bin", types: [] },
+        files: ["index.ts", "docs-example.ts"],
+      }),
     );
     await run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(project, "tsconfig.json")], { cwd: project });
     expect(read(path.join(project, "bin"), "index.js")).toContain("@remote-browser/pulumi");
@@ -140,8 +153,14 @@ func main() {
 }
 `,
     );
-    await run("go", ["build", "-o", path.join(user, "user"), "."], { cwd: user, env: { ...process.env, GOFLAGS: "-mod=mod", GOSUMDB: "off" } });
+    // The registry page's example builds too.
+    fs.mkdirSync(path.join(user, "docs"));
+    fs.writeFileSync(path.join(user, "docs", "main.go"), docsExample("go"));
+    const env = { ...process.env, GOFLAGS: "-mod=mod", GOSUMDB: "off" };
+    await run("go", ["build", "-o", path.join(user, "user"), "."], { cwd: user, env });
+    await run("go", ["build", "-o", path.join(user, "docs-example"), "./docs"], { cwd: user, env });
     expect(fs.existsSync(path.join(user, "user"))).toBe(true);
+    expect(fs.existsSync(path.join(user, "docs-example"))).toBe(true);
   }, 600_000);
 
   it("Python: BrowserSession with its share link secret and get, the three functions and a Provider whose key is secret; the wheel and sdist name the plugin; pip installs the wheel into a fresh virtualenv", async () => {
@@ -165,6 +184,12 @@ func main() {
       "import pulumi_remote_browser as rb, importlib.metadata as m; print(m.version('pulumi-remote-browser'), rb.BrowserSession.__name__, rb.ApiVersion.V7.value, rb.Egress.RESIDENTIAL.value)",
     ]);
     expect(shown.trim()).toBe(`${schema.version} BrowserSession v7 residential`);
+    // The registry page's example runs under the Python SDK's mocks against the installed wheel.
+    const example = path.join(base, "docs_example.py");
+    fs.writeFileSync(example, docsExample("python"));
+    const answers = { "remote-browser:index:getImages": { images: [{ id: "chrome", name: "Chrome", enabled: true }] } };
+    const registered = await run(path.join(venv, "bin", "python"), [path.join(__dirname, "programs", "python-mocks", "run.py"), example, JSON.stringify(answers)]);
+    expect(JSON.parse(registered)).toEqual(["remote-browser:index:BrowserSession"]);
   }, 600_000);
 
   // The .NET generator of the .NET language host (pulumi-language-dotnet), as `pulumi package add` runs it.
@@ -250,9 +275,14 @@ ${deps.map((d) => `    <dependency><groupId>${d.group}</groupId><artifactId>${d.
     expect(failed).toMatch(/symbol: +method additionalSecretOutputs\(java\.util\.List<java\.lang\.String>\)\s+location: class com\.pulumi\.resources\.ComponentResourceOptions\.Builder/);
     // Everything else compiles.
     fs.rmSync(path.join(src, "ReviewSessions.java"));
+    // With the registry page's example beside it.
+    const app = path.join(dir, "src", "main", "java", "myproject");
+    fs.mkdirSync(app, { recursive: true });
+    fs.writeFileSync(path.join(app, "App.java"), docsExample("java"));
     await mvn();
     for (const cls of ["BrowserSession", "Provider", "RemotebrowserFunctions", "ReviewSessionsArgs"]) {
       expect(fs.existsSync(path.join(dir, "target", "classes", "io", "github", "remotebrowser", "remotebrowser", `${cls}.class`)), cls).toBe(true);
     }
+    expect(fs.existsSync(path.join(dir, "target", "classes", "myproject", "App.class"))).toBe(true);
   }, 300_000);
 });
