@@ -16,7 +16,10 @@ const root = path.resolve(__dirname, "..", "..");
  */
 export async function bundlePlugin(facts: ReleaseFacts): Promise<string> {
   const result = await build({
-    stdin: { contents: 'require("./component/host").serve();', resolveDir: root, sourcefile: "release-main.js", loader: "js" },
+    // host.ts starts the plugin when it is the main module, as it is at the top of the bundle (a second
+    // start would find the SDK serving already and fail). The release asks the built binary for its schema,
+    // so a bundle that did not start would fail the build.
+    entryPoints: [path.join(root, "component", "host.ts")],
     bundle: true,
     platform: "node",
     target: "node22",

@@ -3,6 +3,7 @@
 # (see bench/run.ts; docs/performance.md has the results and what they mean).
 #   npm run bench -- --quick | --only overhead|scale|memory | --candidate min,growth,max | --help
 #   npm run bench -- wave [--stacks 12] [--limit 4]   many pull-request stacks at once (bench/wave.ts)
+#   npm run bench -- release [--release DIR] [--runs 5]   archive sizes, plugin start and memory (bench/release.ts)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/prepare.sh
@@ -14,6 +15,9 @@ fi
 if [ "${1:-}" = wave ]; then
   shift
   node dist/bench/wave.js "$@"
+elif [ "${1:-}" = release ]; then
+  shift
+  node dist/bench/release.js "$@"
 else
   node dist/bench/run.js "$@"
 fi
