@@ -107,11 +107,13 @@ export function withVersion(schema: PackageSchema, version: string): PackageSche
 
 /**
  * The whole package as the plugin serves it: the components' part (derived by the analyzer) and the native
- * part (derived from the field and settings tables); their types share one namespace.
+ * part (derived from the field and settings tables); their types share one namespace. The package's own
+ * metadata and language sections are the native part's (native/packageMetadata.ts).
  */
 export function withNativeSchema(components: PackageSchema): PackageSchema {
   return {
     ...components,
+    ...NATIVE_SCHEMA.package,
     config: NATIVE_SCHEMA.config,
     provider: NATIVE_SCHEMA.provider,
     resources: { ...components.resources, ...(NATIVE_SCHEMA.resources as unknown as PackageSchema["resources"]) },

@@ -2,6 +2,7 @@ import { CONFIG_FIELDS } from "../provider/config";
 import { INPUTS, OUTPUTS } from "../provider/fields";
 import type { InputField, OutputField } from "../provider/fields";
 import type { PropertySpec } from "../component/packageSchema";
+import { packageMetadata } from "./packageMetadata";
 import { BROWSER_SESSION } from "./resource";
 
 /**
@@ -11,12 +12,34 @@ import { BROWSER_SESSION } from "./resource";
  * drift apart; the component's part comes from component/schema.json.
  */
 
-const SHARE_LANGUAGE_REF = "#/types/remote-browser:index:ShareLanguage";
+/**
+ * The closed sets of values, as enums: SDKs offer them as constants and refuse others at compile time.
+ * `ShareLanguage` is the component's (component/schema.json); check and loadConfig refuse any other value
+ * (test/native/schema.test.ts holds them to these lists).
+ */
+export const ENUMS = {
+  ApiVersion: {
+    setting: "apiVersion",
+    description: "A version of the service's API.",
+    values: [
+      { name: "V8", value: "v8", description: "API version 8 (default)." },
+      { name: "V7", value: "v7", description: "API version 7: no status or end operation, no egress, no idempotency keys." },
+    ],
+  },
+  Egress: {
+    input: "egress",
+    description: "How a session's traffic leaves the service.",
+    values: [{ name: "Residential", value: "residential", description: "Through a residential connection (needs residential data in the plan)." }],
+  },
+} as const;
+
+const enumRef = (type: string) => `#/types/remote-browser:index:${type}`;
+const ENUM_OF_INPUT: Record<string, string> = { shareLanguage: enumRef("ShareLanguage"), egress: enumRef("Egress") };
 
 function inputSpec(name: string, field: InputField): PropertySpec {
   const replaces = field.onChange === "replace" ? " Changing it replaces the session." : " Changes in place.";
   const dflt = field.default ? ` Default: ${field.default}.` : "";
-  const base: PropertySpec = name === "shareLanguage" ? { $ref: SHARE_LANGUAGE_REF } : { type: field.type };
+  const base: PropertySpec = ENUM_OF_INPUT[name] ? { $ref: ENUM_OF_INPUT[name] } : { type: field.type };
   return { ...base, description: `${field.doc}${replaces}${dflt}` };
 }
 
@@ -65,6 +88,9 @@ const METER_REQUIRED = ["runningSessionLimit", "runningSessionsUsed", "runningSe
 const object = (description: string, properties: Record<string, PropertySpec>, required: string[]) => ({ type: "object", description, properties, required });
 
 const types = {
+  ...Object.fromEntries(
+    Object.entries(ENUMS).map(([name, e]) => [`remote-browser:index:${name}`, { type: "string", description: e.description, enum: e.values }]),
+  ),
   "remote-browser:index:Image": object(
     "A browser image.",
     { id: str("Value to pass as `browser`."), name: str("Display name."), enabled: bool("Whether the browser can start right now.") },
@@ -140,20 +166,41 @@ const functions = {
   },
 };
 
+// Each setting's environment fallback is its defaultInfo: generated SDKs read the same variable the plugin does.
 const settings = Object.fromEntries(
   Object.entries(CONFIG_FIELDS).map(([k, f]) => [
     k,
-    { type: f.type, description: `${f.doc} Environment fallback: \`${f.env}\`.`, ...((f as { secret?: boolean }).secret ? { secret: true } : {}) },
+    {
+      ...(k === ENUMS.ApiVersion.setting ? { $ref: enumRef("ApiVersion") } : { type: f.type }),
+      description: `${f.doc} Environment fallback: \`${f.env}\`.`,
+      defaultInfo: { environment: [f.env] },
+      ...((f as { secret?: boolean }).secret ? { secret: true } : {}),
+    },
   ]),
+);
+
+/**
+ * An explicit provider's inputs are the settings, but for the environment fallback of an enum: Go's code
+ * generator writes a string where the enum type belongs, and the SDK does not compile. The plugin reads that
+ * variable itself (loadConfig), so an explicit provider falls back to it all the same.
+ */
+const providerInputs = Object.fromEntries(
+  Object.entries(settings).map(([k, v]) => {
+    if (!("$ref" in v)) return [k, v];
+    const { defaultInfo: _environment, ...rest } = v;
+    return [k, rest];
+  }),
 );
 
 /** The native part of the schema, merged with the component's by the plugin. */
 export const NATIVE_SCHEMA = {
+  /** What the schema says of the package: registry metadata, plugin download address, language sections. */
+  package: packageMetadata(),
   config: { variables: settings },
   provider: {
     description: "The remote-browser provider: one account on one service. An explicit instance lets a stack hold sessions of several accounts.",
     type: "object",
-    inputProperties: settings,
+    inputProperties: providerInputs,
     properties: {},
   },
   resources: { [BROWSER_SESSION]: browserSession },

@@ -4,8 +4,8 @@ import * as path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { deriveSchema, PackageSchema, withNativeSchema } from "../../component/packageSchema";
 import { startEmulator } from "../../emulator";
-import { run } from "../helpers/run";
-import { sdkgen } from "./sdkgen";
+import { run } from "../../release/run";
+import { sdkgen } from "../../release/sdkgen";
 import { engineEnvironment } from "../../runner/environment";
 import { RunFailed, withStack } from "./harness";
 import { accountBooks, newAccount } from "./plain-cli";
@@ -137,7 +137,7 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
 
   // No Python language host can be had here, so the Automation API of the Python SDK runs the example's
   // __main__.py as an inline program (it serves the program itself), and the SDK `pulumi package add`
-  // would generate comes from the same Python code generator the language host uses (sdkgen.go), fed with
+  // would generate comes from the same Python code generator the language host uses (release/sdkgen/main.go), fed with
   // the schema the installed plugin serves. Needs python3 with venv, Go (as the engine build does) and
   // PyPI for the `pulumi` Python package; scripts/python-venv.sh installs python3-venv when it is missing
   // (or fails naming the command) and keeps the virtualenv in a cache outside the repository.

@@ -1,35 +1,39 @@
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { LOGO_FILE } from "../../native/packageMetadata";
+import { run } from "../../release/run";
+import { writeSdks } from "../../release/sdks";
 import { engineEnvironment } from "../../runner/environment";
-import { run } from "../helpers/run";
-import { sdkgen, sdkgenDotnetJava } from "./sdkgen";
 
 /**
- * The SDKs `pulumi package add` would generate, from the schema the installed plugin serves (`pulumi package
- * get-schema`), by Pulumi's own code generators, checked for what users rely on (BrowserSession with its
- * secret outputs and `get`, the three functions, a Provider whose key is secret) and compiled where a
- * compiler is here: the Node.js one with TypeScript against the installed @pulumi/pulumi, the Go one with
- * `go build` against the Pulumi Go SDK of the CLI's pin, the Java one with Maven against the dependencies its
- * build.gradle names (from Maven Central). The Python one is byte-compiled here; component.test.ts installs
- * it and runs the Python example with it. The .NET one is generated only: no .NET SDK on these machines.
+ * The SDKs of a release (release/sdks.ts, what `npm run release` writes), from the schema the installed
+ * plugin serves (`pulumi package get-schema`), by Pulumi's own code generators: checked for what users rely
+ * on (BrowserSession with its secret outputs and `get`, the three functions, a Provider whose key is secret),
+ * for the plugin each names (the schema's version and pluginDownloadURL, so that the engine fetches the
+ * plugin by itself), and installed or compiled where a toolchain is here: the Node.js tarball installed by
+ * npm into a fresh project and a program compiled against it; the Go module required by its own import path
+ * from another module and built; the Python wheel installed by pip into a fresh virtualenv and imported
+ * (component.test.ts runs Python programs with the same generator); the Java sources compiled by Maven with
+ * the dependencies their build.gradle names. The .NET sources are generated only: no .NET SDK here.
  */
 const root = path.resolve(__dirname, "..", "..");
 let base: string;
-let schemaFile: string;
-let generator: string;
-let dotnetJavaGenerator: string;
+let out: string;
+let schema: { version: string; pluginDownloadURL: string };
+let written: string[];
 
 beforeAll(async () => {
   const { projectDir, pulumiBin } = inject("e2e");
   base = fs.mkdtempSync(path.join(projectDir, "sdks-"));
   const env = { ...process.env, ...engineEnvironment({ pulumiBin, stateDir: path.join(base, "state"), workDir: base }) };
-  schemaFile = path.join(base, "schema.json");
+  const schemaFile = path.join(base, "schema.json");
   const plugin = path.join(projectDir, "node_modules", ".bin", "pulumi-resource-remote-browser");
   fs.writeFileSync(schemaFile, await run(pulumiBin, ["package", "get-schema", plugin], { cwd: base, env }));
-  [generator, dotnetJavaGenerator] = await Promise.all([sdkgen(base), sdkgenDotnetJava()]);
+  schema = JSON.parse(fs.readFileSync(schemaFile, "utf8"));
+  out = path.join(base, "release");
   // The generators' first build, on cold Go caches, is most of this (see component.test.ts).
+  written = await writeSdks({ schemaFile, version: schema.version, pluginDownloadURL: schema.pluginDownloadURL, out });
 }, 1_200_000);
 
 afterAll(() => {
@@ -37,56 +41,138 @@ afterAll(() => {
 });
 
 const read = (dir: string, file: string) => fs.readFileSync(path.join(dir, file), "utf8");
+/** What the engine reads to acquire the plugin: `pulumi-plugin.json`, or the npm package's `pulumi` section. */
+const names = (plugin: unknown) => expect(plugin).toEqual({ resource: true, name: "remote-browser", version: schema.version, server: schema.pluginDownloadURL });
 
-describe.concurrent("SDKs generated from the served schema", () => {
-  it("Node.js: BrowserSession with its share link secret, the three functions and a Provider whose key is secret; compiles", async () => {
-    const { projectDir } = inject("e2e");
-    // Inside the e2e project, whose node_modules hold @pulumi/pulumi of the cell.
-    const dir = path.join(base, "nodejs");
-    await run(generator, [schemaFile, dir, "nodejs"]);
-    expect(read(dir, "browserSession.ts")).toMatch(/additionalSecretOutputs: \["shareUrl", "shareUrlPath"\]/);
-    expect(read(dir, "browserSession.ts")).toMatch(/public static get\(name: string, id: pulumi\.Input<pulumi\.ID>/);
-    for (const fn of ["getImages", "getLocations", "getUsage"]) expect(read(dir, "index.ts")).toContain(fn);
-    expect(read(dir, "provider.ts")).toMatch(/resourceInputs\["apiKey"\] = args\?\.apiKey \? pulumi\.secret\(args\.apiKey\)/);
-    expect(read(dir, "getUsage.ts")).toMatch(/readonly pools: outputs\.UsagePool\[\]/);
-    fs.symlinkSync(path.join(projectDir, "node_modules"), path.join(dir, "node_modules"));
-    await run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(dir, "tsconfig.json")], { cwd: dir });
-    expect(fs.existsSync(path.join(dir, "bin", "browserSession.js"))).toBe(true);
+it("the release's SDKs: a wheel and an sdist, an npm tarball, the Go module, the .NET and the Java sources", () => {
+  const v = schema.version;
+  expect(written.map((f) => path.relative(out, f)).sort()).toEqual(
+    ["dotnet", "go/remotebrowser", "java", `nodejs/remote-browser-pulumi-${v}.tgz`, `python/pulumi_remote_browser-${v}-py3-none-any.whl`, `python/pulumi_remote_browser-${v}.tar.gz`].sort(),
+  );
+  expect(schema.pluginDownloadURL).toBe("github://api.github.com/remote-browser/pulumi-remote-browser");
+});
+
+describe.concurrent("the release's SDKs", () => {
+  it("Node.js: BrowserSession with its share link secret, the three functions and a Provider whose key is secret; names the plugin; installs from its tarball and a program compiles against it", async () => {
+    const tarball = path.join(out, "nodejs", `remote-browser-pulumi-${schema.version}.tgz`);
+    const pkg = path.join(base, "nodejs-package");
+    fs.mkdirSync(pkg);
+    await run("tar", ["-xzf", tarball, "-C", pkg]);
+    const dir = path.join(pkg, "package");
+    const manifest = JSON.parse(read(dir, "package.json"));
+    expect(manifest).toMatchObject({ name: "@remote-browser/pulumi", version: schema.version, main: "index.js", types: "index.d.ts" });
+    names(manifest.pulumi);
+    expect(read(dir, "browserSession.js")).toMatch(/additionalSecretOutputs: \["shareUrl", "shareUrlPath"\]/);
+    expect(read(dir, "browserSession.d.ts")).toMatch(/static get\(name: string, id: pulumi\.Input<pulumi\.ID>/);
+    for (const fn of ["getImages", "getLocations", "getUsage"]) expect(read(dir, "index.d.ts")).toContain(fn);
+    expect(read(dir, "provider.js")).toMatch(/resourceInputs\["apiKey"\] = \(args\?\.apiKey \? pulumi\.secret\(args\.apiKey\) : undefined\) \?\? utilities\.getEnv\("REMOTE_BROWSER_API_KEY"\)/);
+    expect(read(dir, "getUsage.d.ts")).toMatch(/readonly pools: outputs\.UsagePool\[\]/);
+
+    // A user's project: npm installs the tarball beside the Pulumi SDK the repository develops with.
+    const project = path.join(base, "nodejs-project");
+    fs.mkdirSync(project);
+    const pulumiVersion = JSON.parse(read(path.join(root, "node_modules", "@pulumi", "pulumi"), "package.json")).version;
+    fs.writeFileSync(
+      path.join(project, "package.json"),
+      JSON.stringify({ name: "user-project", private: true, dependencies: { "@pulumi/pulumi": pulumiVersion, "@remote-browser/pulumi": `file:${tarball}` } }),
+    );
+    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], { cwd: project });
+    fs.writeFileSync(
+      path.join(project, "index.ts"),
+      `import * as pulumi from "@pulumi/pulumi";
+import * as rb from "@remote-browser/pulumi";
+const account = new rb.Provider("account", { apiKey: pulumi.secret("k"), apiVersion: rb.ApiVersion.V8 });
+const session = new rb.BrowserSession("s", { browser: "chrome", egress: rb.Egress.Residential }, { provider: account });
+export const link: pulumi.Output<string> = session.shareUrl;
+export const images = rb.getImagesOutput().images.apply((i) => i.map((x) => x.id));
+`,
+    );
+    fs.writeFileSync(
+      path.join(project, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: { strict: true, target: "ES2020", module: "commonjs", moduleResolution: "node", esModuleInterop: true, outDir: "bin", types: [] }, files: ["index.ts"] }),
+    );
+    await run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(project, "tsconfig.json")], { cwd: project });
+    expect(read(path.join(project, "bin"), "index.js")).toContain("@remote-browser/pulumi");
   }, 300_000);
 
-  it("Go: BrowserSession with its share link secret, the three functions and a Provider whose key is secret; builds", async () => {
-    const dir = path.join(base, "go");
-    await run(generator, [schemaFile, dir, "go"]);
-    const pkg = path.join(dir, "remotebrowser");
+  it("Go: BrowserSession with its share link secret, the three functions and a Provider whose key is secret; names the plugin; another module builds against it by its import path", async () => {
+    const pkg = path.join(out, "go", "remotebrowser");
+    const importPath = "github.com/remote-browser/pulumi-remote-browser/sdk/go/remotebrowser";
+    expect(read(pkg, "go.mod")).toMatch(new RegExp(`^module ${importPath.replace(/\./g, "\\.")}$`, "m"));
+    names(JSON.parse(read(pkg, "pulumi-plugin.json")));
     expect(read(pkg, "browserSession.go")).toMatch(/pulumi\.AdditionalSecretOutputs\(\[\]string\{\s*"shareUrl",\s*"shareUrlPath",/);
     expect(read(pkg, "browserSession.go")).toMatch(/func GetBrowserSession\(/);
+    expect(read(pkg, "browserSession.go")).toContain(`"${importPath}/internal"`);
     for (const fn of ["GetImages", "GetLocations", "GetUsage"]) expect(read(pkg, `${fn[0]!.toLowerCase()}${fn.slice(1)}.go`)).toContain(`func ${fn}(`);
     expect(read(pkg, "provider.go")).toMatch(/args\.ApiKey = pulumi\.ToSecret\(args\.ApiKey\)/);
-    // The generated code imports its own package under the generator's default path, and the Pulumi Go SDK of
-    // the CLI's pin, whose modules the engine's go.sum lists.
-    const importPath = /"([^"]+)\/internal"/.exec(read(pkg, "browserSession.go"))![1]!;
-    fs.writeFileSync(path.join(pkg, "go.mod"), `module ${importPath}\n\ngo 1.24\n\nrequire github.com/pulumi/pulumi/sdk/v3 v3.248.0\n`);
-    fs.copyFileSync(path.join(root, "engine", "go.sum"), path.join(pkg, "go.sum"));
-    await run("go", ["build", "./..."], { cwd: pkg, env: { ...process.env, GOFLAGS: "-mod=mod", GOSUMDB: "off" } });
+    // A user's module requires it at the release's version (here replaced by the folder, as the proxy would serve it).
+    const user = path.join(base, "go-user");
+    fs.mkdirSync(user);
+    fs.writeFileSync(
+      path.join(user, "go.mod"),
+      `module example.test/user\n\ngo 1.24\n\nrequire ${importPath} v${schema.version}\n\nreplace ${importPath} => ${pkg}\n`,
+    );
+    fs.writeFileSync(path.join(user, "go.sum"), read(pkg, "go.sum"));
+    fs.writeFileSync(
+      path.join(user, "main.go"),
+      `package main
+
+import (
+	"${importPath}"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+func main() {
+	pulumi.Run(func(ctx *pulumi.Context) error {
+		account, err := remotebrowser.NewProvider(ctx, "account", &remotebrowser.ProviderArgs{ApiVersion: remotebrowser.ApiVersionV8})
+		if err != nil {
+			return err
+		}
+		session, err := remotebrowser.NewBrowserSession(ctx, "s", &remotebrowser.BrowserSessionArgs{Browser: pulumi.String("chrome"), Egress: remotebrowser.EgressResidential}, pulumi.Provider(account))
+		if err != nil {
+			return err
+		}
+		ctx.Export("link", session.ShareUrl)
+		_, err = remotebrowser.GetImages(ctx)
+		return err
+	})
+}
+`,
+    );
+    await run("go", ["build", "-o", path.join(user, "user"), "."], { cwd: user, env: { ...process.env, GOFLAGS: "-mod=mod", GOSUMDB: "off" } });
+    expect(fs.existsSync(path.join(user, "user"))).toBe(true);
   }, 600_000);
 
-  it("Python: BrowserSession with its share link secret and get, the three functions and a Provider whose key is secret; byte-compiles", async () => {
-    const dir = path.join(base, "python");
-    await run(generator, [schemaFile, dir, "python"]);
-    const pkg = path.join(dir, "pulumi_remote_browser");
+  it("Python: BrowserSession with its share link secret and get, the three functions and a Provider whose key is secret; the wheel and sdist name the plugin; pip installs the wheel into a fresh virtualenv", async () => {
+    const wheel = path.join(out, "python", `pulumi_remote_browser-${schema.version}-py3-none-any.whl`);
+    const unpacked = path.join(base, "python-wheel");
+    await run("python3", ["-m", "zipfile", "-e", wheel, unpacked]);
+    const pkg = path.join(unpacked, "pulumi_remote_browser");
+    names(JSON.parse(read(pkg, "pulumi-plugin.json")));
     expect(read(pkg, "browser_session.py")).toContain(`pulumi.ResourceOptions(additional_secret_outputs=["shareUrl", "shareUrlPath"])`);
     expect(read(pkg, "browser_session.py")).toMatch(/def get\(resource_name: str,\s+id: pulumi\.Input\[str\]/);
     for (const fn of ["get_images", "get_locations", "get_usage"]) expect(read(pkg, "__init__.py")).toContain(`from .${fn} import *`);
     expect(read(pkg, "provider.py")).toContain(`__props__.__dict__["api_key"] = None if api_key is None else pulumi.Output.secret(api_key)`);
     expect(read(pkg, "get_usage.py")).toMatch(/def pools\(self\) -> Sequence\['outputs\.UsagePool'\]/);
-    await run("python3", ["-m", "compileall", "-q", pkg], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "" } });
-  }, 300_000);
+    const sdist = await run("tar", ["-tzf", path.join(out, "python", `pulumi_remote_browser-${schema.version}.tar.gz`)]);
+    expect(sdist).toContain(`pulumi_remote_browser-${schema.version}/pulumi_remote_browser/pulumi-plugin.json`);
+    const venv = path.join(base, "python-venv");
+    await run("python3", ["-m", "venv", venv]);
+    await run(path.join(venv, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", wheel]);
+    const shown = await run(path.join(venv, "bin", "python"), [
+      "-c",
+      "import pulumi_remote_browser as rb, importlib.metadata as m; print(m.version('pulumi-remote-browser'), rb.BrowserSession.__name__, rb.ApiVersion.V7.value, rb.Egress.RESIDENTIAL.value)",
+    ]);
+    expect(shown.trim()).toBe(`${schema.version} BrowserSession v7 residential`);
+  }, 600_000);
 
   // The .NET generator of the .NET language host (pulumi-language-dotnet), as `pulumi package add` runs it.
   // Not compiled: these machines have no .NET SDK (Debian has none, and NuGet is not reachable).
-  it(".NET: BrowserSession with its share link secret and Get, the three functions and a Provider whose key is secret; generated only", async () => {
-    const dir = path.join(base, "dotnet");
-    await run(dotnetJavaGenerator, [schemaFile, dir, "dotnet"]);
+  it(".NET: BrowserSession with its share link secret and Get, the three functions and a Provider whose key is secret; names the plugin; the repository's logo; generated only", () => {
+    const dir = path.join(out, "dotnet");
+    names(JSON.parse(read(dir, "pulumi-plugin.json")));
+    expect(read(dir, "version.txt")).toBe(schema.version);
+    expect(read(dir, "BrowserSession.cs")).toMatch(/namespace RemoteBrowser\.Pulumi\b/);
     expect(read(dir, "BrowserSession.cs")).toMatch(/AdditionalSecretOutputs =\s*\{\s*"shareUrl",\s*"shareUrlPath",\s*\}/);
     expect(read(dir, "BrowserSession.cs")).toContain("public static BrowserSession Get(string name, Input<string> id, CustomResourceOptions? options = null)");
     for (const fn of ["GetImages", "GetLocations", "GetUsage"]) {
@@ -95,15 +181,20 @@ describe.concurrent("SDKs generated from the served schema", () => {
     // A key given to the provider is wrapped in a secret output before it leaves the program.
     expect(read(dir, "Provider.cs")).toMatch(/public Input<string>\? ApiKey\s*\{\s*get => _apiKey;\s*set\s*\{\s*var emptySecret = Output\.CreateSecret\(0\);/);
     expect(read(dir, "Outputs/UsagePool.cs")).toContain("public readonly int RunningSessionsRemaining;");
-    expect(read(dir, "Pulumi.RemoteBrowser.csproj")).toMatch(/<PackageReference Include="Pulumi" Version="[^"]+" \/>/);
-  }, 300_000);
+    const csproj = read(dir, "RemoteBrowser.Pulumi.csproj");
+    expect(csproj).toMatch(/<PackageReference Include="Pulumi" Version="[^"]+" \/>/);
+    expect(csproj).toContain(`<Version>${schema.version}</Version>`);
+    // The package's icon is the repository's logo, read from the file and not downloaded.
+    expect(fs.readFileSync(path.join(dir, "logo.png")).equals(fs.readFileSync(path.join(root, LOGO_FILE)))).toBe(true);
+  });
 
   // The Java generator of the Java language host (pulumi-java), as `pulumi package add` runs it; built with
   // Maven (Gradle, which the generated build.gradle is for, is not here) from a pom with the same dependencies.
   it("Java: BrowserSession with its share link secret and get, the three functions and the Provider; all but ReviewSessions compiles", async () => {
+    // Compiled in a copy: Maven writes target/ beside the sources.
     const dir = path.join(base, "java");
-    await run(dotnetJavaGenerator, [schemaFile, dir, "java"]);
-    const src = path.join(dir, "src", "main", "java", "com", "pulumi", "remotebrowser");
+    fs.cpSync(path.join(out, "java"), dir, { recursive: true });
+    const src = path.join(dir, "src", "main", "java", "io", "github", "remotebrowser", "remotebrowser");
     expect(read(src, "BrowserSession.java")).toMatch(/\.additionalSecretOutputs\(List\.of\(\s*"shareUrl",\s*"shareUrlPath"\s*\)\)/);
     expect(read(src, "BrowserSession.java")).toMatch(/public static BrowserSession get\(java\.lang\.String name, Output<java\.lang\.String> id,/);
     for (const fn of ["getImages", "getLocations", "getUsage"]) {
@@ -115,6 +206,10 @@ describe.concurrent("SDKs generated from the served schema", () => {
     expect(read(path.join(src, "outputs"), "GetUsageResult.java")).toMatch(/private List<UsagePool> pools;/);
 
     const gradle = read(dir, "build.gradle");
+    // The version and the plugin's address go into the jar's plugin.json at build time.
+    expect(gradle).toContain(`: "${schema.version}"`);
+    expect(gradle).toContain(`server "${schema.pluginDownloadURL}"`);
+    expect(gradle).toMatch(/groupId = "io\.github\.remotebrowser"/);
     const deps = [...gradle.matchAll(/^\s*implementation\("([^:"]+):([^:"]+):([^:"]+)"\)/gm)].map((m) => ({ group: m[1]!, artifact: m[2]!, version: m[3]! }));
     expect(deps.map((d) => d.artifact)).toContain("pulumi");
     const release = /JavaLanguageVersion\.of\((\d+)\)/.exec(gradle)![1]!;
@@ -123,7 +218,7 @@ describe.concurrent("SDKs generated from the served schema", () => {
       `<?xml version="1.0" encoding="UTF-8"?>
 <project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
-  <groupId>com.pulumi</groupId><artifactId>remote-browser</artifactId><version>0.0.0</version>
+  <groupId>io.github.remotebrowser</groupId><artifactId>remote-browser</artifactId><version>0.0.0</version>
   <properties>
     <maven.compiler.source>${release}</maven.compiler.source><maven.compiler.target>${release}</maven.compiler.target>
     <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
@@ -156,7 +251,7 @@ ${deps.map((d) => `    <dependency><groupId>${d.group}</groupId><artifactId>${d.
     fs.rmSync(path.join(src, "ReviewSessions.java"));
     await mvn();
     for (const cls of ["BrowserSession", "Provider", "RemotebrowserFunctions", "ReviewSessionsArgs"]) {
-      expect(fs.existsSync(path.join(dir, "target", "classes", "com", "pulumi", "remotebrowser", `${cls}.class`)), cls).toBe(true);
+      expect(fs.existsSync(path.join(dir, "target", "classes", "io", "github", "remotebrowser", "remotebrowser", `${cls}.class`)), cls).toBe(true);
     }
   }, 300_000);
 });

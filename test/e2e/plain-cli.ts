@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { expect } from "vitest";
 import type { Emulator } from "../../emulator";
 import { engineEnvironment } from "../../runner/environment";
-import { run as runCommand } from "../helpers/run";
+import { run as runCommand } from "../../release/run";
 
 /**
  * What the plain-CLI tests share (test/e2e/yaml-cli.test.ts, native-yaml.test.ts): a Pulumi install with

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { NATIVE_SCHEMA } from "../../native/schema";
+import { ENUMS, NATIVE_SCHEMA } from "../../native/schema";
 import { FUNCTIONS } from "../../native/functions";
-import { CONFIG_FIELDS } from "../../provider/config";
+import { CONFIG_FIELDS, ConfigError, loadConfig } from "../../provider/config";
 import { usageResult } from "../../provider/dataSources";
 import { INPUTS, OUTPUTS } from "../../provider/fields";
 import { useEmulator } from "../helpers/emulator";
@@ -26,6 +26,7 @@ describe("BrowserSession in the schema", () => {
       expect(p.type ?? "string", name).toBe(field.type);
     }
     expect(session.inputProperties.shareLanguage!.$ref).toBe("#/types/remote-browser:index:ShareLanguage");
+    expect(session.inputProperties.egress!.$ref).toBe("#/types/remote-browser:index:Egress");
     expect(session.requiredInputs).toEqual(["browser"]);
   });
 
@@ -38,10 +39,37 @@ describe("BrowserSession in the schema", () => {
   });
 
   it("declares the provider's settings for stack config and explicit providers alike, the key and the idempotency secret secret", () => {
-    expect(NATIVE_SCHEMA.provider.inputProperties).toEqual(NATIVE_SCHEMA.config.variables);
+    // Alike but for the enum's environment fallback, which Go's generator cannot write (the plugin reads it).
+    const { apiVersion: configVersion, ...config } = NATIVE_SCHEMA.config.variables;
+    const { apiVersion: providerVersion, ...provider } = NATIVE_SCHEMA.provider.inputProperties;
+    expect(provider).toEqual(config);
+    expect({ ...providerVersion, defaultInfo: { environment: [CONFIG_FIELDS.apiVersion.env] } }).toEqual(configVersion);
     expect(Object.keys(NATIVE_SCHEMA.config.variables)).toEqual(Object.keys(CONFIG_FIELDS));
     const secrets = Object.entries(NATIVE_SCHEMA.config.variables).filter(([, v]) => (v as { secret?: boolean }).secret).map(([k]) => k);
     expect(secrets).toEqual(["apiKey", "idempotencySecret"]);
+  });
+
+  it("gives every setting its environment fallback as defaultInfo, so generated SDKs read the variable the plugin reads", () => {
+    for (const [name, field] of Object.entries(CONFIG_FIELDS)) {
+      const variable = (NATIVE_SCHEMA.config.variables as Record<string, { defaultInfo?: unknown; description: string }>)[name]!;
+      expect(variable.defaultInfo, name).toEqual({ environment: [field.env] });
+      expect(variable.description, name).toContain(field.env);
+    }
+  });
+
+  it("offers the API versions and egress as enums of exactly the values loadConfig and check accept", () => {
+    const types = NATIVE_SCHEMA.types as Record<string, { type: string; enum?: Array<{ value: string }> }>;
+    const values = (type: string) => types[`remote-browser:index:${type}`]!.enum!.map((e) => e.value);
+    expect(NATIVE_SCHEMA.config.variables.apiVersion).toMatchObject({ $ref: "#/types/remote-browser:index:ApiVersion" });
+    expect(NATIVE_SCHEMA.provider.inputProperties.apiVersion).toMatchObject({ $ref: "#/types/remote-browser:index:ApiVersion" });
+    expect(values("ApiVersion")).toEqual(["v8", "v7"]);
+    for (const v of values("ApiVersion")) expect(loadConfig((k) => (k === "apiVersion" ? v : undefined), {}).apiVersion).toBe(v);
+    expect(() => loadConfig((k) => (k === "apiVersion" ? "v9" : undefined), {})).toThrow(ConfigError);
+    expect(values("Egress")).toEqual(["residential"]);
+    const egress = INPUTS.egress.rule as (v: string) => string | undefined;
+    for (const v of values("Egress")) expect(egress(v)).toBeUndefined();
+    expect(egress("datacenter")).toMatch(/must be "residential"/);
+    expect(Object.keys(ENUMS).map((n) => types[`remote-browser:index:${n}`]!.type)).toEqual(["string", "string"]);
   });
 
   it("declares exactly the functions the plugin serves", () => {

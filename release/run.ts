@@ -2,7 +2,8 @@ import { execFile } from "node:child_process";
 
 /**
  * Runs a command to its end and returns its standard output; a failure names the command and carries its
- * output. Never a *Sync call in a test: a worker blocked for a minute misses vitest's 60 s message timer.
+ * output. The release and the tests run their commands through it. Never a *Sync call in a test: a worker
+ * blocked for a minute misses vitest's 60 s message timer.
  */
 export function run(command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
   return new Promise((resolve, reject) =>

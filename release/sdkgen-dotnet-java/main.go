@@ -5,15 +5,16 @@
 // for `pulumi package add`, for machines without those hosts. Its own module: both pin Pulumi versions of
 // their own, older than the CLI's.
 //
-//	sdkgen-dotnet-java <schema.json> <out dir> dotnet|java
+//	sdkgen-dotnet-java <schema.json> <out dir> dotnet <logo.png>
+//	sdkgen-dotnet-java <schema.json> <out dir> java
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
 	"image/png"
 	"net/http"
 	"os"
@@ -47,35 +48,28 @@ func fail(err error) {
 }
 
 // offlineLogo: the .NET generator downloads the package's logo (logo.png of the NuGet package) from the
-// schema's logoUrl, or, when it has none, from a Pulumi logo on GitHub, which the machines this runs on cannot
-// reach. A schema without a logoUrl gets a blank 64x64 image from a local file instead; `pulumi package add`
-// with the .NET host fetches the GitHub one.
-// The returned function removes the file.
-func offlineLogo(pkg *schema.Package) (func(), error) {
-	if pkg.LogoURL != "" {
-		return func() {}, nil
-	}
-	f, err := os.CreateTemp("", "sdkgen-logo-*.png")
+// schema's logoUrl. The logoUrl names a file of the repository; the generator is given that file, and reads it
+// instead of the network (the machines this runs on may have none, and a release must not depend on it).
+func offlineLogo(pkg *schema.Package, file string) error {
+	abs, err := filepath.Abs(file)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	remove := func() { _ = os.Remove(f.Name()) }
-	err = png.Encode(f, image.NewNRGBA(image.Rect(0, 0, 64, 64)))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	data, err := os.ReadFile(abs)
 	if err != nil {
-		remove()
-		return nil, err
+		return err
+	}
+	if _, err := png.DecodeConfig(bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("the logo %s is not a PNG image: %w", abs, err)
 	}
 	http.DefaultTransport.(*http.Transport).RegisterProtocol("file", http.NewFileTransport(http.Dir("/")))
-	pkg.LogoURL = "file://" + filepath.ToSlash(f.Name())
-	return remove, nil
+	pkg.LogoURL = "file://" + filepath.ToSlash(abs)
+	return nil
 }
 
 func main() {
-	if len(os.Args) != 4 {
-		fail(errors.New("usage: sdkgen-dotnet-java <schema.json> <out dir> dotnet|java"))
+	if len(os.Args) < 4 || len(os.Args) > 5 || (os.Args[3] == "dotnet") != (len(os.Args) == 5) {
+		fail(errors.New("usage: sdkgen-dotnet-java <schema.json> <out dir> dotnet <logo.png> | java"))
 	}
 	data, err := os.ReadFile(os.Args[1])
 	if err != nil {
@@ -107,12 +101,10 @@ func main() {
 	var files map[string][]byte
 	switch language {
 	case "dotnet":
-		remove, lerr := offlineLogo(pkg)
-		if lerr != nil {
-			fail(lerr)
+		if err := offlineLogo(pkg, os.Args[4]); err != nil {
+			fail(err)
 		}
 		files, err = dotnet.GeneratePackage("pulumi-language-dotnet", pkg, nil, nil)
-		remove()
 	case "java":
 		files, err = java.GeneratePackage("pulumi-language-java", pkg, nil, nil, false, false)
 	default:

@@ -2,16 +2,17 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { run } from "../helpers/run";
+import { packageRoot } from "../native/identity";
+import { run } from "./run";
 
 /**
  * Pulumi's own SDK code generators, built once per source and module set into the cache outside the
- * repository: test/e2e/programs/component-python/sdkgen.go (Python, Node.js and Go: the generators of
- * Pulumi's Go module, the engine's go.sum pinning the modules) and test/e2e/programs/sdkgen-dotnet-java
- * (.NET and Java: the generators of those languages' own hosts, in a module of their own with its go.sum).
- * What `pulumi package add` has a language host run, for machines without those hosts.
+ * repository: release/sdkgen/main.go (Python, Node.js and Go: the generators of Pulumi's Go module, the
+ * engine's go.sum pinning the modules) and release/sdkgen-dotnet-java (.NET and Java: the generators of
+ * those languages' own hosts, in a module of their own with its go.sum). What `pulumi package add` has a
+ * language host run, for machines without those hosts; the release and the tests run the same ones.
  */
-const root = path.resolve(__dirname, "..", "..");
+const root = () => packageRoot(__dirname);
 
 const cacheDir = () => path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-remote-browser");
 const hashOf = (...parts: Buffer[]) => parts.reduce((h, p) => h.update(p), createHash("sha256")).digest("hex").slice(0, 16);
@@ -25,14 +26,14 @@ async function build(mod: string, bin: string, goflags: string): Promise<string>
   return bin;
 }
 
-/** The path of the Python, Node.js and Go generator, built when missing. */
+/** The path of the Python, Node.js and Go generator, built when missing (its module is assembled in `scratch`). */
 export async function sdkgen(scratch: string): Promise<string> {
-  const gen = fs.readFileSync(path.join(__dirname, "programs", "component-python", "sdkgen.go"));
-  const sum = fs.readFileSync(path.join(root, "engine", "go.sum"));
+  const gen = fs.readFileSync(path.join(root(), "release", "sdkgen", "main.go"));
+  const sum = fs.readFileSync(path.join(root(), "engine", "go.sum"));
   const bin = path.join(cacheDir(), `sdkgen-${hashOf(gen, sum)}`);
   if (fs.existsSync(bin)) return bin;
   const mod = fs.mkdtempSync(path.join(scratch, "sdkgen-"));
-  fs.writeFileSync(path.join(mod, "go.mod"), fs.readFileSync(path.join(root, "engine", "go.mod"), "utf8").replace(/^module .*$/m, "module sdkgen"));
+  fs.writeFileSync(path.join(mod, "go.mod"), fs.readFileSync(path.join(root(), "engine", "go.mod"), "utf8").replace(/^module .*$/m, "module sdkgen"));
   fs.writeFileSync(path.join(mod, "go.sum"), sum);
   fs.writeFileSync(path.join(mod, "main.go"), gen);
   return build(mod, bin, "-mod=mod");
@@ -43,7 +44,7 @@ export async function sdkgen(scratch: string): Promise<string> {
  * module (resolved once with GOSUMDB=off, as the engine's: the checksum database does not answer for them).
  */
 export async function sdkgenDotnetJava(): Promise<string> {
-  const mod = path.join(__dirname, "programs", "sdkgen-dotnet-java");
+  const mod = path.join(root(), "release", "sdkgen-dotnet-java");
   const parts = ["main.go", "go.mod", "go.sum"].map((f) => fs.readFileSync(path.join(mod, f)));
   const bin = path.join(cacheDir(), `sdkgen-dotnet-java-${hashOf(...parts)}`);
   return fs.existsSync(bin) ? bin : build(mod, bin, "-mod=readonly -buildvcs=false");
