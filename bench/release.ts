@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   let dir = values.release;
   if (!dir) {
     dir = path.join(root, ".work", "bench", "release");
-    await writeRelease({ version: "0.0.0-bench", out: dir, platforms: "linux-amd64" }, findPulumiBin(), (line) => console.error(`bench: ${line}`));
+    await writeRelease({ version: "0.0.0-bench", out: dir, platforms: "linux-amd64", sdks: false }, findPulumiBin(), (line) => console.error(`bench: ${line}`));
   }
   const printer = new Printer();
 

@@ -4,6 +4,8 @@ export interface ReleaseArgs {
   pluginDownloadURL?: string;
   out: string;
   platforms?: string;
+  /** false: no SDKs (`--no-sdks`), for a build of the plugin archives alone. */
+  sdks?: boolean;
 }
 
 export const USAGE = `usage: npm run release -- --version <semver> [--plugin-download-url <url>] --out <dir> [--platforms linux-amd64,...]
@@ -13,12 +15,13 @@ export const USAGE = `usage: npm run release -- --version <semver> [--plugin-dow
                           gitlab://..., or an http(s):// base folder (default: the repository's GitHub releases)
   --out                   the folder to write into: new, empty, or the output of an earlier release
   --platforms             a comma-separated subset of linux-amd64, linux-arm64, darwin-amd64, darwin-arm64,
-                          windows-amd64 (default: all)`;
+                          windows-amd64 (default: all)
+  --no-sdks               the plugin archives, checksums, schema and npm tarball only: no SDKs`;
 
 // semver.org's own expression.
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 
-const FLAGS: Record<string, keyof ReleaseArgs> = {
+const FLAGS: Record<string, Exclude<keyof ReleaseArgs, "sdks">> = {
   "--version": "version",
   "--plugin-download-url": "pluginDownloadURL",
   "--out": "out",
@@ -29,6 +32,10 @@ const FLAGS: Record<string, keyof ReleaseArgs> = {
 export function parseArgs(argv: string[]): ReleaseArgs | Error {
   const got: Partial<ReleaseArgs> = {};
   for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--no-sdks") {
+      got.sdks = false;
+      continue;
+    }
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const key = FLAGS[flag];
     if (!key) return new Error(`unknown argument ${JSON.stringify(argv[i])}`);

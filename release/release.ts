@@ -11,6 +11,7 @@ import { packNpm } from "./npmPackage";
 import { prepareOutDir } from "./outDir";
 import { archiveName, executableName, platformId, selectPlatforms } from "./platforms";
 import { seaBlob, seaExecutable } from "./sea";
+import { writeSdks } from "./sdks";
 
 const root = path.resolve(__dirname, "..", "..");
 
@@ -23,7 +24,8 @@ export interface ReleaseOutput {
 
 /**
  * Writes a release into `args.out`: one plugin archive per platform, `checksums.txt` over them, the schema
- * the linux-amd64 binary serves, and the npm tarball of this package. `pulumi` is the CLI that asks the
+ * the linux-amd64 binary serves, the SDKs generated from it (under `sdk/`, release/sdks.ts), and the npm
+ * tarball of this package. `pulumi` is the CLI that asks the
  * binary for its schema.
  */
 export async function writeRelease(args: ReleaseArgs, pulumi: string, log: (line: string) => void = () => {}): Promise<ReleaseOutput> {
@@ -61,9 +63,15 @@ export async function writeRelease(args: ReleaseArgs, pulumi: string, log: (line
       archives.push({ platform: platformId(platform), file, fileType: type, bytes: fs.statSync(path.join(out, file)).size });
     }
     fs.writeFileSync(path.join(out, "checksums.txt"), checksums(out, archives.map((a) => a.file)));
+    const sdks: string[] = [];
+    if (args.sdks !== false) {
+      log("generating the SDKs from the served schema");
+      const written = await writeSdks({ schemaFile: path.join(out, "schema.json"), version: facts.version, pluginDownloadURL: facts.pluginDownloadURL, out: path.join(out, "sdk") });
+      sdks.push(...written.map((p) => path.relative(out, p)));
+    }
     log("packing the npm package");
     const npmTarball = packNpm(root, facts.version, out);
-    return { facts, archives, files: [...archives.map((a) => a.file), "checksums.txt", "schema.json", npmTarball] };
+    return { facts, archives, files: [...archives.map((a) => a.file), "checksums.txt", "schema.json", ...sdks, npmTarball] };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }

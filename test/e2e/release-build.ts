@@ -7,7 +7,8 @@ import { run } from "../helpers/run";
 /**
  * The linux-amd64 release of the current sources, made by `npm run release`'s own code
  * (dist/release/cli.js) once per change of its inputs and kept in the cache: building it takes about a
- * minute, and every test run on unchanged sources would pay it again.
+ * minute, and every test run on unchanged sources would pay it again. Without the SDKs, which
+ * test/e2e/generated-sdks.test.ts makes with the release's own writeSdks.
  */
 const root = path.resolve(__dirname, "..", "..");
 export const RELEASE_VERSION = "9.9.9-e2e";
@@ -17,7 +18,7 @@ export async function linuxRelease(pulumiBin: string): Promise<string> {
   const dir = path.join(cacheRoot(), "release", inputsHash());
   if (fs.existsSync(path.join(dir, "checksums.txt"))) return dir;
   const next = `${dir}.${process.pid}`;
-  await run("node", [path.join(root, "dist", "release", "cli.js"), "--version", RELEASE_VERSION, "--platforms", "linux-amd64", "--out", next], {
+  await run("node", [path.join(root, "dist", "release", "cli.js"), "--version", RELEASE_VERSION, "--platforms", "linux-amd64", "--no-sdks", "--out", next], {
     cwd: root,
     env: { ...process.env, PULUMI_REMOTE_BROWSER_PULUMI: pulumiBin },
   });

@@ -20,6 +20,11 @@ describe("npm run release's arguments", () => {
     });
   });
 
+  it("builds the SDKs unless told --no-sdks", () => {
+    expect(parseArgs(["--version", "1.2.3", "--out", "o"])).not.toHaveProperty("sdks");
+    expect(parseArgs(["--no-sdks", "--version", "1.2.3", "--out", "o"])).toMatchObject({ sdks: false });
+  });
+
   it.each([
     [[], "--version is required"],
     [["--version", "1.2"], "is not a semantic version"],
