@@ -42,42 +42,9 @@ export class RemoteBrowserComponentProvider implements Provider {
     const entry = COMPONENTS.find((c) => typeToken(c.component.name) === type);
     const resource = this.served.resources[type];
     if (!entry || !resource) throw new Error(`Component class not found for '${type.split(":")[2]}'`);
-    const problem = dynamicProviderProblem(process.cwd());
-    if (problem) throw new Error(problem);
     const instance: ComponentResource & Record<string, unknown> = new entry.component(name, inputs, options) as never;
     const state: Inputs = {};
     for (const output of Object.keys(resource.properties)) state[output] = instance[output];
     return { urn: instance.urn, state };
   }
-}
-
-/**
- * The sessions are dynamic resources: the engine runs their provider (`pulumi-resource-pulumi-nodejs`) in
- * the program's folder, the plugin's working folder too, and it loads `@pulumi/pulumi` and this package
- * from there. A program in another language has no `node_modules` of its own unless it is given one;
- * say so before any session starts, instead of the provider's failure to start.
- */
-export function dynamicProviderProblem(dir: string): string | undefined {
-  const missing = ["@pulumi/pulumi", "pulumi-remote-browser"].filter((name) => !installedFor(dir, name));
-  if (missing.length === 0) return undefined;
-  return (
-    `the remote-browser components need the npm packages pulumi-remote-browser and @pulumi/pulumi installed ` +
-    `where the program runs (${dir}, or a folder above it): their sessions are dynamic resources, whose ` +
-    `provider loads both from there (missing: ${missing.join(", ")}). ` +
-    `Run \`npm install pulumi-remote-browser @pulumi/pulumi\` in the program's folder.`
-  );
-}
-
-/**
- * Whether a module at `dir` finds package `name` as the provider's stored methods look for it: in the
- * `node_modules` folders from `dir` up, then NODE_PATH (not by self-reference, which that code cannot use).
- */
-function installedFor(dir: string, name: string): boolean {
-  const roots: string[] = [];
-  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
-    roots.push(path.join(d, "node_modules"));
-    if (path.dirname(d) === d) break;
-  }
-  roots.push(...(process.env.NODE_PATH ?? "").split(path.delimiter).filter(Boolean));
-  return roots.some((root) => fs.existsSync(path.join(root, name, "package.json")));
 }

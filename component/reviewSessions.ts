@@ -1,6 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
+import { pluginIdentity } from "../native/identity";
+import { BROWSER_SESSION } from "../native/resource";
 import { ValidationError } from "../provider/errors";
-import { BrowserSession } from "../sdk/browserSession";
+import { SECRET_OUTPUTS } from "../provider/fields";
 
 /** Viewer language of the share links. */
 export const ShareLanguage = {
@@ -26,6 +28,37 @@ export type ShareLanguage = (typeof ShareLanguage)[keyof typeof ShareLanguage];
  * secret follows from that field's declaration (provider/fields.ts), in the schema as in the outputs.
  */
 export const REVIEW_SESSIONS_OUTPUTS = { sessionIds: "vmId", shareUrls: "shareUrl", browserNames: "browserName" } as const;
+
+/**
+ * The type the sessions had in the releases where they were dynamic resources. Aliased, so that the engine
+ * moves such a session to the plugin's own type in place (same id, same link) instead of replacing it: the
+ * plugin's DiffConfig never asks for replacement and its Diff reads the dynamic resource's recorded
+ * outputs. A stack without such a session is not affected by the alias.
+ */
+export const DYNAMIC_SESSION_TYPE = "pulumi-nodejs:dynamic/remote-browser:BrowserSession";
+
+/**
+ * One session as the plugin serves it (`remote-browser:index:BrowserSession`): the engine runs it in the
+ * plugin, so the component needs nothing in the program's folder. Pinned to the plugin's own version and
+ * download address, as a generated SDK pins its resources, so the sessions never run on another release
+ * than the component that declared them.
+ */
+class Session extends pulumi.CustomResource {
+  declare readonly vmId: pulumi.Output<string>;
+  declare readonly shareUrl: pulumi.Output<string | undefined>;
+  declare readonly browserName: pulumi.Output<string | undefined>;
+
+  constructor(name: string, args: Record<string, pulumi.Input<unknown> | undefined>, opts: pulumi.CustomResourceOptions) {
+    const { version, pluginDownloadURL } = pluginIdentity();
+    super(BROWSER_SESSION, name, { ...args, vmId: undefined, shareUrl: undefined, browserName: undefined }, {
+      version,
+      pluginDownloadURL,
+      additionalSecretOutputs: [...SECRET_OUTPUTS],
+      aliases: [{ type: DYNAMIC_SESSION_TYPE }],
+      ...opts,
+    });
+  }
+}
 
 /** The inputs of a ReviewSessions component. */
 export interface ReviewSessionsArgs {
@@ -61,7 +94,7 @@ export class ReviewSessions extends pulumi.ComponentResource {
     super("remote-browser:index:ReviewSessions", name, {}, opts);
     const browsers = browserList(name, args?.browsers);
     const sessions = browsers.map((browser) => {
-      const session = new BrowserSession(
+      const session = new Session(
         `${name}-${browser}`,
         {
           browser,
@@ -77,7 +110,7 @@ export class ReviewSessions extends pulumi.ComponentResource {
       return [browser, session] as const;
     });
     // One map per output, keyed by browser id; a session without a value (no share link) has no entry.
-    const mapOf = (pick: (s: BrowserSession) => pulumi.Output<string | undefined>): pulumi.Output<Record<string, string>> =>
+    const mapOf = (pick: (s: Session) => pulumi.Output<string | undefined>): pulumi.Output<Record<string, string>> =>
       pulumi
         .all(sessions.map(([browser, s]) => pick(s).apply((v) => [browser, v] as const)))
         .apply((entries) => Object.fromEntries(entries.filter((e): e is readonly [string, string] => typeof e[1] === "string")));

@@ -100,8 +100,12 @@ function yamlUses(project: YamlProgram, type: string): { count: number; problems
   return { count: uses.length, problems };
 }
 
-/** The YAML program's rules that hold for every YAML program of the repository. */
-function yamlProgramRules(dir: string) {
+/**
+ * The YAML program's rules that hold for every YAML program of the repository. `installed`: the program's
+ * folder installs the package from npm for its plugin (an example a user copies), or holds nothing beside
+ * its Pulumi.yaml (the plugin is installed elsewhere).
+ */
+function yamlProgramRules(dir: string, installed: boolean) {
   const project = loadProgram(dir);
 
   it("reads only config it declares", () => {
@@ -120,15 +124,22 @@ function yamlProgramRules(dir: string) {
     }
   });
 
-  it("installs the package with its plugin, and the @pulumi/pulumi the plugin runs on", () => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(["@pulumi/pulumi", "pulumi-remote-browser"]);
-  });
+  if (installed) {
+    it("installs the package with its plugin, and the @pulumi/pulumi the plugin runs on", () => {
+      const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+      expect(Object.keys(manifest.dependencies).sort()).toEqual(["@pulumi/pulumi", "pulumi-remote-browser"]);
+    });
+  } else {
+    it("holds nothing but its Pulumi.yaml: no package.json, and no plugin path into a node_modules of its own", () => {
+      expect(fs.readdirSync(dir)).toEqual(["Pulumi.yaml"]);
+      expect((project as { plugins?: unknown }).plugins).toBeUndefined();
+    });
+  }
   return project;
 }
 
 describe("the YAML example (examples/yaml-review)", () => {
-  const project = yamlProgramRules(path.join(root, "examples", "yaml-review"));
+  const project = yamlProgramRules(path.join(root, "examples", "yaml-review"), true);
 
   it("is a YAML program that declares BrowserSession with inputs of the schema's names and types", () => {
     expect(project.runtime).toBe("yaml");
@@ -159,7 +170,7 @@ describe("the YAML example (examples/yaml-review)", () => {
 });
 
 describe("the YAML program of ReviewSessions (test/e2e/programs/yaml-review-sessions)", () => {
-  const project = yamlProgramRules(path.join(root, "test", "e2e", "programs", "yaml-review-sessions"));
+  const project = yamlProgramRules(path.join(root, "test", "e2e", "programs", "yaml-review-sessions"), false);
 
   it("is a YAML program that uses ReviewSessions with inputs of the schema's names and types", () => {
     expect(project.runtime).toBe("yaml");

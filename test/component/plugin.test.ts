@@ -5,7 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { dynamicProviderProblem, RemoteBrowserComponentProvider } from "../../component/provider";
+import { RemoteBrowserComponentProvider } from "../../component/provider";
 
 /**
  * The plugin's ways in, without the engine: the executable the engine runs from PATH, the Node.js
@@ -111,42 +111,4 @@ describe("the provider's construct", () => {
   });
 });
 
-describe("where the sessions' dynamic provider runs", () => {
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-dynprov-"));
-  afterAll(() => engine?.close());
-afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
-  const install = (dir: string, name: string) => {
-    fs.mkdirSync(path.join(dir, "node_modules", name), { recursive: true });
-    fs.writeFileSync(path.join(dir, "node_modules", name, "package.json"), JSON.stringify({ name }));
-  };
-
-  it("names both packages when the program's folder has neither", () => {
-    const dir = path.join(base, "bare");
-    fs.mkdirSync(dir);
-    const problem = dynamicProviderProblem(dir);
-    expect(problem).toContain(dir);
-    expect(problem).toContain("missing: @pulumi/pulumi, pulumi-remote-browser");
-    expect(problem).toContain("npm install pulumi-remote-browser @pulumi/pulumi");
-  });
-
-  it("finds them in a node_modules above the program's folder", () => {
-    const project = path.join(base, "project");
-    install(project, "@pulumi/pulumi");
-    install(project, "pulumi-remote-browser");
-    const program = path.join(project, "stacks", "dev");
-    fs.mkdirSync(program, { recursive: true });
-    expect(dynamicProviderProblem(program)).toBeUndefined();
-  });
-
-  it("names the one that is missing, and does not count this package finding itself", () => {
-    const project = path.join(base, "half");
-    install(project, "@pulumi/pulumi");
-    expect(dynamicProviderProblem(project)).toContain("missing: pulumi-remote-browser)");
-    // A checkout of this package resolves its own name by self-reference; the provider's stored code cannot.
-    const checkout = path.join(base, "checkout");
-    fs.mkdirSync(checkout);
-    fs.copyFileSync(path.join(root, "package.json"), path.join(checkout, "package.json"));
-    install(checkout, "@pulumi/pulumi");
-    expect(dynamicProviderProblem(checkout)).toContain("missing: pulumi-remote-browser)");
-  });
-});
+afterAll(() => engine?.close());

@@ -1,16 +1,17 @@
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { ReviewSessions } from "../../component/reviewSessions";
+import { DYNAMIC_SESSION_TYPE, ReviewSessions } from "../../component/reviewSessions";
+import { pluginIdentity } from "../../native/identity";
 import { ValidationError } from "../../provider/errors";
 import { PROJECT, STACK, secret, useMockEngine, value } from "../sdk/mocks";
 
 /**
- * ReviewSessions with the Pulumi runtime mocks: the children it registers (real BrowserSessions, so the
- * session logic is the SDK's), the inputs it passes on, and its outputs and their secrecy.
+ * ReviewSessions with the Pulumi runtime mocks: the children it registers (the plugin's own
+ * BrowserSessions), the inputs it passes on, and its outputs and their secrecy.
  */
 const engine = useMockEngine();
 
-const SESSION = "pulumi-nodejs:dynamic/remote-browser:BrowserSession";
+const SESSION = "remote-browser:index:BrowserSession";
 
 /** What the engine would answer for a running session of `browser`. */
 function created(browser: string, vmId: string, link = true): Record<string, unknown> {
@@ -42,9 +43,7 @@ describe("ReviewSessions", () => {
       const reg = engine.registration(`pr-1-${browser}`);
       expect(reg.type).toBe(SESSION);
       expect(reg.custom).toBe(true);
-      const { __provider, ...inputs } = reg.args.inputs;
-      expect(typeof __provider).toBe("string");
-      expect(inputs).toEqual({
+      expect(reg.args.inputs).toEqual({
         browser,
         url: "https://pr-1.preview.example.test/",
         country: "de",
@@ -52,12 +51,13 @@ describe("ReviewSessions", () => {
         callbackUrl: "https://example.test/back",
         readyTimeoutSeconds: 120,
         waitForCapacitySeconds: 60,
-        __seed: `${PROJECT}/${STACK}/pr-1-${browser}`,
-        // Its URN, with the component's type in the chain, for progress on its own row.
-        __urn: `urn:pulumi:${STACK}::${PROJECT}::remote-browser:index:ReviewSessions$${SESSION}::pr-1-${browser}`,
       });
-      expect(reg.deleteBeforeReplace).toBe(true);
+      // Served by the plugin that serves the component, whatever other release is installed beside it.
+      expect(reg.version).toBe(pluginIdentity().version);
+      expect(reg.pluginDownloadURL).toBe(pluginIdentity().pluginDownloadURL);
       expect(reg.additionalSecretOutputs).toEqual(expect.arrayContaining(["shareUrl", "shareUrlPath"]));
+      // A stack of an earlier release holds this session as a dynamic resource: the alias moves it in place.
+      expect(reg.aliases).toEqual([{ type: DYNAMIC_SESSION_TYPE, parenturn: `urn:pulumi:${STACK}::${PROJECT}::remote-browser:index:ReviewSessions::pr-1` }]);
     }
     expect(urn).toBe(`urn:pulumi:${STACK}::${PROJECT}::remote-browser:index:ReviewSessions::pr-1`);
   });

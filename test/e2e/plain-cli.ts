@@ -203,12 +203,29 @@ export function accountBooks(emulator: Emulator, accountId: string) {
  * Checks that the engine can only have the YAML host from beside `pulumi` and the plugin from the folder's
  * Pulumi.yaml (none on PATH).
  */
-export async function yamlProject(opts: { source: string; dir: string; stateDir: string; pulumiBin: string; tarball?: string; sharedModules?: string }): Promise<PulumiCli> {
+export async function yamlProject(opts: {
+  source: string;
+  dir: string;
+  stateDir: string;
+  pulumiBin: string;
+  tarball?: string;
+  sharedModules?: string;
+  /** The folder of the plugin, outside the program's folder: declared in Pulumi.yaml, and nothing installed beside the program. */
+  pluginDir?: string;
+}): Promise<PulumiCli> {
   const { source, dir, pulumiBin } = opts;
   fs.cpSync(source, dir, { recursive: true, filter: (src) => !/^(node_modules|Pulumi\..+\.yaml)$/.test(path.basename(src)) });
-  if (opts.sharedModules) fs.symlinkSync(opts.sharedModules, path.join(dir, "node_modules"));
-  else await installPackage(dir, opts.tarball!);
-  expect(fs.existsSync(path.join(dir, "node_modules", ".bin", "pulumi-resource-remote-browser")), "the package installs its plugin").toBe(true);
+  if (opts.pluginDir) {
+    expect(fs.existsSync(path.join(opts.pluginDir, "pulumi-resource-remote-browser")), "the plugin is in its folder").toBe(true);
+    const project = path.join(dir, "Pulumi.yaml");
+    expect(fs.readFileSync(project, "utf8")).not.toMatch(/^plugins:/m);
+    fs.appendFileSync(project, `plugins:\n  providers:\n    - name: remote-browser\n      path: ${JSON.stringify(opts.pluginDir)}\n`);
+    expect(fs.existsSync(path.join(dir, "node_modules")), "nothing is installed in the program's folder").toBe(false);
+  } else {
+    if (opts.sharedModules) fs.symlinkSync(opts.sharedModules, path.join(dir, "node_modules"));
+    else await installPackage(dir, opts.tarball!);
+    expect(fs.existsSync(path.join(dir, "node_modules", ".bin", "pulumi-resource-remote-browser")), "the package installs its plugin").toBe(true);
+  }
   const cli = pulumiCli(pulumiBin, dir, opts.stateDir);
   expect(onPath("pulumi-language-yaml", cli.env.PATH!)).toBe(path.join(path.dirname(pulumiBin), "pulumi-language-yaml"));
   expect(onPath("pulumi-resource-remote-browser", cli.env.PATH!), "the plugin is on PATH").toBeUndefined();

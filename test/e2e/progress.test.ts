@@ -9,6 +9,8 @@ import { until, withStack } from "./harness";
  * parent types and all -- before that session's outputs, and show in the CLI's non-interactive display.
  */
 const TYPE = "pulumi-nodejs:dynamic/remote-browser:BrowserSession";
+/** The sessions of ReviewSessions: the plugin's own resource. */
+const NATIVE_TYPE = "remote-browser:index:BrowserSession";
 
 interface EngineEvent {
   sequence: number;
@@ -49,9 +51,9 @@ function statusLines(file: string, prefix: string, sessions: number, lines: numb
 }
 
 /** Each BrowserSession created: its URN, where its outputs arrived, and the diagnostics on its URN before that. */
-function sessionsOf(events: EngineEvent[]) {
+function sessionsOf(events: EngineEvent[], type = TYPE) {
   return events
-    .filter((e) => e.resOutputsEvent?.metadata.type === TYPE)
+    .filter((e) => e.resOutputsEvent?.metadata.type === type)
     .map((e) => {
       const urn = e.resOutputsEvent!.metadata.urn;
       const before = events.filter((d) => d.sequence < e.sequence && d.diagnosticEvent?.urn === urn).map((d) => d.diagnosticEvent!);
@@ -113,10 +115,10 @@ describe("progress on the session's own row", () => {
         stack.emulator.control.preparation({ paused: false });
         const up = await running.done;
         expect(up.code, up.stderr).toBe(0);
-        const sessions = sessionsOf(readEvents(eventsFile));
+        const sessions = sessionsOf(readEvents(eventsFile), NATIVE_TYPE);
         expect(sessions.map((s) => s.urn).sort()).toEqual([
-          `urn:pulumi:${stack.name}::e2e::remote-browser:index:ReviewSessions$${TYPE}::review-chrome`,
-          `urn:pulumi:${stack.name}::e2e::remote-browser:index:ReviewSessions$${TYPE}::review-firefox`,
+          `urn:pulumi:${stack.name}::e2e::remote-browser:index:ReviewSessions$${NATIVE_TYPE}::review-chrome`,
+          `urn:pulumi:${stack.name}::e2e::remote-browser:index:ReviewSessions$${NATIVE_TYPE}::review-firefox`,
         ]);
         for (const s of sessions) {
           expect(s.status.length, s.name).toBeGreaterThanOrEqual(4);

@@ -2,10 +2,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { expect, inject, it } from "vitest";
 import type { SessionSeed } from "../../emulator";
-import { legacyFingerprint } from "../../provider/owner";
+import { legacyFingerprint, ownerFingerprint, serviceAddress } from "../../provider/owner";
 import { withStack } from "./harness";
 import type { E2EStack } from "./harness";
-import { UPGRADE_API_KEY, UPGRADE_PASSPHRASE, UPGRADE_SESSIONS_FILE, UPGRADE_STATE_FILE } from "./upgrade/fixture";
+import { REVIEW_SESSIONS_FILE, REVIEW_STATE_FILE, UPGRADE_API_KEY, UPGRADE_PASSPHRASE, UPGRADE_SESSIONS_FILE, UPGRADE_STATE_FILE } from "./upgrade/fixture";
 
 /**
  * A stack written by release 0.1.0 (recorded in test/e2e/upgrade/ by record.ts), taken over by this
@@ -15,6 +15,8 @@ import { UPGRADE_API_KEY, UPGRADE_PASSPHRASE, UPGRADE_SESSIONS_FILE, UPGRADE_STA
 process.env.PULUMI_CONFIG_PASSPHRASE = UPGRADE_PASSPHRASE;
 
 const TYPE = "pulumi-nodejs:dynamic/remote-browser:BrowserSession";
+const DYNAMIC_TYPE = TYPE;
+const NATIVE_TYPE = "remote-browser:index:BrowserSession";
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, "upgrade", name), "utf8");
 
 async function sessionIds(stack: E2EStack): Promise<string[]> {
@@ -125,4 +127,89 @@ it("refreshes and destroys sessions recorded with the previous fingerprint forma
     expect(await sessionIds(stack)).toEqual([]);
     expect(active(stack)).toEqual([]);
   });
+});
+
+it("moves the dynamic sessions of a recorded ReviewSessions to the plugin's BrowserSession in place: same ids, same links, nothing started", async () => {
+  const { projectDir } = inject("e2e");
+  const recorded = JSON.parse(fixture(REVIEW_SESSIONS_FILE)) as { apiBaseUrl: string; sessions: SessionSeed[] };
+  const vmIds = recorded.sessions.map((s) => s.vmId).sort();
+  expect(vmIds).toHaveLength(2);
+  const children = async (stack: E2EStack) => {
+    const exported = JSON.parse(await stack.exportState());
+    return (exported.deployment.resources ?? [])
+      .filter((r: { parent?: string; type: string }) => r.parent?.endsWith("::review") && r.type !== "remote-browser:index:ReviewSessions")
+      .map((r: { type: string; id: string }) => ({ type: r.type, id: r.id }))
+      .sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id));
+  };
+  const links = async (stack: E2EStack) => (await stack.run("outputs", { extraArgs: ["--show-secrets"] })).outputs.shareUrls;
+
+  await withStack(
+    "upgrade-review.js",
+    async (stack) => {
+      for (const seed of recorded.sessions) stack.emulator.control.seedSession(seed);
+      expect(active(stack)).toEqual(vmIds);
+      fs.writeFileSync(path.join(stack.workDir, "Pulumi.yaml"), "name: e2e\nruntime: nodejs\n");
+      const created = await stack.cli(["stack", "init"]);
+      expect(created.code, created.stderr).toBe(0);
+      // The same service on another port: its address, and the service part of each session's recorded
+      // owner fingerprint (a hash of that address), as the recording service's.
+      const servicePart = (baseUrl: string) => ownerFingerprint({ contact: "", subscriptions: [], service: serviceAddress(baseUrl) }).split("@")[1];
+      const state = fixture(REVIEW_STATE_FILE)
+        .split(recorded.apiBaseUrl)
+        .join(stack.emulator.apiBaseUrl)
+        .split(`@${servicePart(recorded.apiBaseUrl)}`)
+        .join(`@${servicePart(stack.emulator.apiBaseUrl)}`);
+      expect(state).toContain(`@${servicePart(stack.emulator.apiBaseUrl)}`);
+      expect(state).not.toContain(UPGRADE_API_KEY);
+      const stateFile = path.join(stack.workDir, "recorded-state.json");
+      fs.writeFileSync(stateFile, state, { mode: 0o600 });
+      const imported = await stack.cli(["stack", "import", "--file", stateFile]);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(await children(stack)).toEqual(vmIds.map((id) => ({ type: DYNAMIC_TYPE, id })));
+      const recordedLinks = await links(stack);
+      expect(Object.keys(recordedLinks as object).sort()).toEqual(["chrome", "firefox"]);
+
+      const config = { readyTimeoutSeconds: "120" };
+      // The recorded sessions as they are, read by their own stored provider.
+      await stack.run("refresh", { expectNoChanges: true });
+      // The move: no session created, replaced or deleted; only the engine's bookkeeping changes.
+      const moved = await stack.run("up", { config });
+      expect(moved.changes.create ?? 0).toBe(0);
+      expect(moved.changes.replace ?? 0).toBe(0);
+      expect(moved.changes["delete-replaced"] ?? 0).toBe(0);
+      expect(await children(stack)).toEqual(vmIds.map((id) => ({ type: NATIVE_TYPE, id })));
+      expect(await links(stack)).toEqual(recordedLinks);
+      expect(Object.values(moved.outputs.sessionIds as Record<string, string>).sort()).toEqual(vmIds);
+      expect(stack.emulator.control.books().started).toBe(0);
+      expect(active(stack)).toEqual(vmIds);
+
+      // The plugin reads them now: the first refresh drops the dynamic bookkeeping from the outputs.
+      const first = await stack.run("refresh");
+      expect(first.changes.delete ?? 0).toBe(0);
+      await stack.run("refresh", { expectNoChanges: true });
+      await stack.run("preview", { config, expectNoChanges: true });
+      expect(await links(stack)).toEqual(recordedLinks);
+
+      const updated = await stack.run("up", { config: { readyTimeoutSeconds: "240" } });
+      expect(updated.changes.update).toBe(2);
+      expect(updated.changes.create ?? 0).toBe(0);
+      expect(updated.changes.replace ?? 0).toBe(0);
+      expect(updated.changes.delete ?? 0).toBe(0);
+      expect(await children(stack)).toEqual(vmIds.map((id) => ({ type: NATIVE_TYPE, id })));
+      expect(await links(stack)).toEqual(recordedLinks);
+      await stack.run("preview", { config: { readyTimeoutSeconds: "240" }, expectNoChanges: true });
+
+      const exported = await stack.exportState();
+      for (const secret of [stack.emulator.apiKey, UPGRADE_API_KEY, ...recorded.sessions.map((s) => s.linkId)]) {
+        expect(exported.includes(secret as string), "a secret appears in stack export").toBe(false);
+        expect(stack.stateFilesText().includes(secret as string), "a secret appears in the state files").toBe(false);
+      }
+
+      await stack.run("destroy");
+      expect(await children(stack)).toEqual([]);
+      expect(active(stack)).toEqual([]);
+      expect(stack.emulator.control.books().started).toBe(0);
+    },
+    { emulator: { apiKey: UPGRADE_API_KEY }, pathDirs: [path.join(projectDir, "node_modules", ".bin")], name: "upgrade" },
+  );
 });

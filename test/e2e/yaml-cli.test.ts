@@ -4,13 +4,14 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { Emulator, startEmulator } from "../../emulator";
 import { IMAGES } from "../../emulator/catalog";
-import { PulumiCli, accountBooks, filesText, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
+import { PulumiCli, accountBooks, filesText, installPackage, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
 
 /**
  * YAML programs as a user runs them: a copy of the program folder with the packed package installed by
  * npm, the plain `pulumi` CLI with the real YAML language host (`pulumi-language-yaml`) beside it, as a
  * full Pulumi install ships it, and the plugin where the program's Pulumi.yaml declares it (the installed
- * package's `node_modules/.bin`, not on PATH) — no runner, no Automation API. The sequence is Pulumi's own
+ * package's `node_modules/.bin`, not on PATH; for ReviewSessions in a folder apart from the program's) —
+ * no runner, no Automation API. The sequence is Pulumi's own
  * ProgramTest: up, preview and refresh without changes, destroy; the emulator's books say what really
  * ran. Two programs: examples/yaml-review (BrowserSession served natively, the data sources by
  * `fn::invoke`) and the ReviewSessions component (test/e2e/programs/yaml-review-sessions). They share one
@@ -63,9 +64,9 @@ async function noChangesThenDestroy(cli: PulumiCli, accountId: string): Promise<
   expect(await cli.resources()).toEqual([]);
 }
 
-async function stackOf(name: string, source: string, account: { runningLimit?: number } = {}) {
+async function stackOf(name: string, source: string, account: { runningLimit?: number } = {}, pluginDir?: string) {
   const { apiKey, accountId } = newAccount(emulator, account);
-  const cli = await yamlProject({ source, dir: path.join(base, name), stateDir: path.join(base, `${name}-state`), pulumiBin, tarball: inject("e2e").tarball });
+  const cli = await yamlProject({ source, dir: path.join(base, name), stateDir: path.join(base, `${name}-state`), pulumiBin, tarball: inject("e2e").tarball, pluginDir });
   await cli.clean(["stack", "init", "dev"]);
   await cli.clean(["config", "set", "remote-browser:baseUrl", emulator.apiBaseUrl]);
   // The key goes in on standard input, never on a command line.
@@ -134,7 +135,13 @@ describe.concurrent("YAML programs with the plain pulumi CLI and pulumi-language
   it("ReviewSessions: up starts one session per browser, preview and refresh find no change, destroy ends them, and nothing complains", async () => {
     let stack: Awaited<ReturnType<typeof stackOf>> | undefined;
     try {
-      stack = await stackOf("yaml-review-sessions", path.join(__dirname, "programs", "yaml-review-sessions"));
+      // The plugin installed in a folder of its own: the program's folder has no node_modules, no
+      // package.json, nothing above it either -- the sessions are the plugin's own resources.
+      const pluginHome = path.join(base, "plugin-home");
+      fs.mkdirSync(pluginHome);
+      await installPackage(pluginHome, inject("e2e").tarball);
+      stack = await stackOf("yaml-review-sessions", path.join(__dirname, "programs", "yaml-review-sessions"), {}, path.join(pluginHome, "node_modules", ".bin"));
+      expect(fs.readdirSync(stack.cli.dir).sort()).toEqual(["Pulumi.dev.yaml", "Pulumi.yaml"]);
       const { cli, apiKey, accountId } = stack;
 
       const up = await cli.clean(["up", "--yes"]);
@@ -159,6 +166,9 @@ describe.concurrent("YAML programs with the plain pulumi CLI and pulumi-language
       const component = (JSON.parse(exported).deployment.resources as Array<Record<string, any>>).find((r) => r.type === "remote-browser:index:ReviewSessions");
       expect(component, "the component in the state").toBeDefined();
       expect(component!.outputs.shareUrls.ciphertext, "shareUrls is a secret in the state").toEqual(expect.any(String));
+      const children = (JSON.parse(exported).deployment.resources as Array<Record<string, any>>).filter((r) => r.parent === component!.urn);
+      expect(children.map((r) => r.type)).toEqual(["remote-browser:index:BrowserSession", "remote-browser:index:BrowserSession"]);
+      for (const child of children) expect(child.outputs.shareUrl.ciphertext, "each session's link is a secret in the state").toEqual(expect.any(String));
       expectNowhere([apiKey, ...sessions.map((s) => s.linkId), ...Object.values(links)], exported, cli.stateDir);
 
       await noChangesThenDestroy(cli, accountId);

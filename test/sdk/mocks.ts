@@ -23,6 +23,11 @@ export interface Registration {
   importId: string;
   deleteBeforeReplace: boolean;
   additionalSecretOutputs: string[];
+  /** The plugin version and download address the resource asks for ("" when none). */
+  version: string;
+  pluginDownloadURL: string;
+  /** The resource's aliases: a URN, or the parts of a spec that are set. */
+  aliases: Array<string | Record<string, unknown>>;
   /** URNs the resource depends on, as the engine is told. */
   dependencies: string[];
   /** The serialised inputs on the wire, before the mock deserialises them (secrets keep their wrapper). */
@@ -112,6 +117,14 @@ export function useMockEngine(setup: { config?: Record<string, string>; secretKe
         importId: req.getImportid(),
         deleteBeforeReplace: req.getDeletebeforereplace(),
         additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
+        version: req.getVersion(),
+        pluginDownloadURL: req.getPlugindownloadurl(),
+        aliases: [
+          ...req.getAliasurnsList(),
+          ...req.getAliasesList().map((a: { getUrn(): string; getSpec(): { toObject(): Record<string, unknown> } | undefined }) =>
+            a.getUrn() || Object.fromEntries(Object.entries(a.getSpec()?.toObject() ?? {}).filter(([, v]) => v !== "" && v !== false && v !== undefined)),
+          ),
+        ],
         dependencies: req.getDependenciesList(),
         wireObject: req.getObject()?.toJavaScript() ?? {},
       });
