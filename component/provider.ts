@@ -1,5 +1,3 @@
-import * as fs from "node:fs";
-import * as path from "node:path";
 import type { Inputs } from "@pulumi/pulumi";
 import type { ComponentResource, ComponentResourceOptions } from "@pulumi/pulumi";
 import type { ConstructResult, Provider } from "@pulumi/pulumi/provider";

@@ -1,13 +1,8 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
+import { cacheRoot } from "./cache";
 import { NODE_VERSION, Platform } from "./platforms";
-
-/** Where fetched Node binaries are kept between builds. */
-export function cacheRoot(): string {
-  return path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-remote-browser");
-}
 
 /**
  * The official Node binary of `platform`, fetched once from its npm package into the cache and refused

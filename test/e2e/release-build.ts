@@ -1,7 +1,7 @@
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { cacheRoot } from "../../release/nodeBinary";
+import { cacheRoot } from "../../release/cache";
 import { run } from "../helpers/run";
 
 /**

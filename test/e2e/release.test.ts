@@ -71,13 +71,18 @@ async function project(name: string, apiKey: string): Promise<PulumiCli> {
 /** A whole life of the stack: up, no change on preview and refresh, destroy; nothing left running. */
 async function lifecycle(cli: PulumiCli, account: { apiKey: string; accountId: string }) {
   const up = await cli.clean(["up", "--yes"]);
-  expect(up.stdout).toMatch(/\+\s+2 created/); // the stack and the session (the default provider is not counted)
-  const [session] = accountBooks(emulator, account.accountId).sessions;
-  expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 1, running: 1 });
+  expect(up.stdout).toMatch(/\+\s+4 created/); // the stack, the session, the component and its session (providers are not counted)
+  const books = () => accountBooks(emulator, account.accountId);
+  const session = books().sessions.find((s) => s.browser === "chrome");
+  const reviewed = books().sessions.find((s) => s.browser === "firefox");
+  expect(books()).toMatchObject({ started: 2, running: 2 });
   const outputs = JSON.parse((await cli.ok(["stack", "output", "--json"])).stdout) as Record<string, unknown>;
   expect(outputs.sessionId).toBe(session!.vmId);
+  expect(outputs.reviewSessionIds).toEqual([reviewed!.vmId]);
   expect(outputs.shareUrl).toBe("[secret]");
   expect((outputs.images as unknown[]).length).toBeGreaterThan(0);
+  // The component's session is the plugin's own native resource.
+  expect((await cli.resources()).filter((r) => r.type === "remote-browser:index:BrowserSession")).toHaveLength(2);
 
   // The default provider carries the release's version, as the engine recorded it.
   const provider = (await cli.resources()).find((r) => r.type === "pulumi:providers:remote-browser");
@@ -86,11 +91,11 @@ async function lifecycle(cli: PulumiCli, account: { apiKey: string; accountId: s
   await cli.clean(["preview", "--expect-no-changes"]);
   await cli.clean(["refresh", "--expect-no-changes", "--yes"]);
   await cli.clean(["destroy", "--yes"]);
-  expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 1, running: 0, neverEnded: 0 });
+  expect(books()).toMatchObject({ started: 2, running: 0, neverEnded: 0 });
 
   const state = filesText(cli.stateDir);
   expect(state.includes(account.apiKey), "no API key in the state, its history or the logs").toBe(false);
-  expect(state.includes(`${emulator.shareBase}/en/s?${session!.linkId}`), "no plaintext share link").toBe(false);
+  for (const s of [session!, reviewed!]) expect(state.includes(s.linkId), "no plaintext share link").toBe(false);
   expect(fs.readdirSync(cli.dir).sort(), "nothing but the program in its folder (no node_modules)").toEqual(["Pulumi.dev.yaml", "Pulumi.yaml"]);
 }
 
@@ -112,7 +117,7 @@ describe("the release archive", () => {
 });
 
 describe.concurrent("a YAML program on the release binary alone: no Node.js, no node_modules", () => {
-  it("installed by `pulumi plugin install --server`: `pulumi plugin ls` and `pulumi about` name its version; up, preview and refresh without changes, destroy", async () => {
+  it("installed by `pulumi plugin install --server`: `pulumi plugin ls` and `pulumi about` name its version; BrowserSession, fn::invoke and ReviewSessions: up, preview and refresh without changes, destroy", async () => {
     const account = newAccount(emulator);
     const cli = await project("installed", account.apiKey);
     await cli.clean(["plugin", "install", "resource", "remote-browser", RELEASE_VERSION, "--server", `${downloadUrl}installed/`]);
