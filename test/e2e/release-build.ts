@@ -2,7 +2,7 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { cacheRoot } from "../../release/cache";
-import { run } from "../helpers/run";
+import { run } from "../../release/run";
 
 /**
  * The linux-amd64 release of the current sources, made by `npm run release`'s own code

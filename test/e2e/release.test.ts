@@ -78,7 +78,7 @@ async function lifecycle(cli: PulumiCli, account: { apiKey: string; accountId: s
   expect(books()).toMatchObject({ started: 2, running: 2 });
   const outputs = JSON.parse((await cli.ok(["stack", "output", "--json"])).stdout) as Record<string, unknown>;
   expect(outputs.sessionId).toBe(session!.vmId);
-  expect(outputs.reviewSessionIds).toEqual([reviewed!.vmId]);
+  expect(outputs.reviewSessionIds).toEqual({ firefox: reviewed!.vmId });
   expect(outputs.shareUrl).toBe("[secret]");
   expect((outputs.images as unknown[]).length).toBeGreaterThan(0);
   // The component's session is the plugin's own native resource.
