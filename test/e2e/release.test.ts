@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -7,6 +6,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { Emulator, startEmulator } from "../../emulator";
 import { fileType } from "../../release/fileType";
+import { run } from "../../release/run";
 import { PulumiCli, accountBooks, filesText, newAccount, onPath, pulumiCli, pulumiInstall, yamlLanguageHost } from "./plain-cli";
 import { RELEASE_VERSION, linuxRelease } from "./release-build";
 
@@ -102,14 +102,14 @@ async function lifecycle(cli: PulumiCli, account: { apiKey: string; accountId: s
 const pluginDir = (cli: PulumiCli) => path.join(cli.env.PULUMI_HOME!, "plugins", `resource-remote-browser-v${RELEASE_VERSION}`);
 
 describe("the release archive", () => {
-  it("lists the linux-amd64 archive with the executable at its root, typed ELF x86-64, and checksums.txt verifies it", () => {
+  it("lists the linux-amd64 archive with the executable at its root, typed ELF x86-64, and checksums.txt verifies it", async () => {
     expect(fs.readdirSync(release).filter((f) => !f.startsWith(".")).sort()).toEqual(
       [ARCHIVE, "checksums.txt", `pulumi-remote-browser-${RELEASE_VERSION}.tgz`, "schema.json"].sort(),
     );
-    expect(execFileSync("tar", ["-tzf", path.join(release, ARCHIVE)], { encoding: "utf8" }).split("\n").filter(Boolean).sort()).toEqual(
+    expect((await run("tar", ["-tzf", path.join(release, ARCHIVE)])).split("\n").filter(Boolean).sort()).toEqual(
       ["LICENSE", "README.md", "pulumi-resource-remote-browser"],
     );
-    expect(execFileSync("sha256sum", ["--check", "--strict", "checksums.txt"], { cwd: release, encoding: "utf8" })).toBe(`${ARCHIVE}: OK\n`);
+    expect(await run("sha256sum", ["--check", "--strict", "checksums.txt"], { cwd: release })).toBe(`${ARCHIVE}: OK\n`);
     const schema = JSON.parse(fs.readFileSync(path.join(release, "schema.json"), "utf8"));
     expect(schema).toMatchObject({ name: "remote-browser", version: RELEASE_VERSION });
     expect(Object.keys(schema.resources)).toContain("remote-browser:index:BrowserSession");
