@@ -14,7 +14,7 @@ export function serve(args: string[] = process.argv.slice(2)): Promise<void> {
   // A plugin whose engine was killed is of no use to anyone, and one that went on waiting would end, at
   // its deadline, the session the next update adopts: such a process exits.
   exitWhenEngineGone();
-  return serveNative(new RemoteBrowserComponentProvider(packageRoot()), args);
+  return serveNative(new RemoteBrowserComponentProvider(), args);
 }
 
 export { packageRoot };

@@ -1,14 +1,16 @@
-import * as fs from "node:fs";
-import * as path from "node:path";
 import type { Inputs } from "@pulumi/pulumi";
 import type { ComponentResource, ComponentResourceOptions } from "@pulumi/pulumi";
-import type { ConstructResult } from "@pulumi/pulumi/provider";
+import type { ConstructResult, Provider } from "@pulumi/pulumi/provider";
 import { ComponentProvider } from "@pulumi/pulumi/provider/experimental";
-import { COMPONENTS, PACKAGE_NAME, PackageSchema, SCHEMA_FILE, typeToken, withNativeSchema, withVersion } from "./packageSchema";
+import { pluginIdentity } from "../native/identity";
+import { COMPONENTS, PACKAGE_NAME, PackageSchema, typeToken, withNativeSchema, withVersion } from "./packageSchema";
+// Imported, not read from disk: the release binary carries it in its bundle.
+import componentSchema from "./schema.json";
 
 /**
- * The component provider the plugin serves: `ComponentProvider` of `@pulumi/pulumi/provider/experimental`
- * (what `componentProviderHost` builds), serving the schema that its analyzer derived from this package's
+ * The component provider the plugin serves, as `ComponentProvider` of `@pulumi/pulumi/provider/experimental`
+ * (what `componentProviderHost` builds) would, but without its need for a package.json on disk (the release
+ * binary has none), and serving the schema that its analyzer derived from this package's
  * TypeScript sources, with the secret outputs marked (`packageSchema.ts`), from `component/schema.json` --
  * and beside it the natively served part (BrowserSession, the data sources, the provider's settings).
  *
@@ -21,20 +23,11 @@ import { COMPONENTS, PACKAGE_NAME, PackageSchema, SCHEMA_FILE, typeToken, withNa
  * - the analyzer has no notion of secrets, so its schema needs marking anyway.
  * A unit test derives the schema again from the sources and fails when `schema.json` differs.
  */
-export class RemoteBrowserComponentProvider extends ComponentProvider {
-  private readonly served: PackageSchema;
+export class RemoteBrowserComponentProvider implements Provider {
+  readonly version = pluginIdentity().version;
+  private readonly served: PackageSchema = withNativeSchema(withVersion(componentSchema as unknown as PackageSchema, this.version));
 
-  /** @param packageRoot the folder of this package's `package.json` (the plugin's version is its version). */
-  constructor(packageRoot: string) {
-    // The version is passed rather than left to ComponentProvider: older releases of @pulumi/pulumi
-    // (3.199.0 and before) do not read it from package.json and serve every plugin as version 0.0.0.
-    const { version } = JSON.parse(fs.readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { version: string };
-    super({ name: PACKAGE_NAME, components: COMPONENTS.map((c) => c.component), dirname: packageRoot, version });
-    const file = path.join(packageRoot, SCHEMA_FILE);
-    this.served = withNativeSchema(withVersion(JSON.parse(fs.readFileSync(file, "utf8")) as PackageSchema, this.version));
-  }
-
-  override async getSchema(): Promise<string> {
+  async getSchema(): Promise<string> {
     return JSON.stringify(this.served);
   }
 
@@ -42,7 +35,7 @@ export class RemoteBrowserComponentProvider extends ComponentProvider {
    * As `ComponentProvider.construct`, with the outputs named by the served schema rather than by a new
    * analysis of the sources.
    */
-  override async construct(name: string, type: string, inputs: Inputs, options: ComponentResourceOptions): Promise<ConstructResult> {
+  async construct(name: string, type: string, inputs: Inputs, options: ComponentResourceOptions): Promise<ConstructResult> {
     ComponentProvider.validateResourceType(PACKAGE_NAME, type);
     const entry = COMPONENTS.find((c) => typeToken(c.component.name) === type);
     const resource = this.served.resources[type];

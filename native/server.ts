@@ -1,9 +1,10 @@
-import { createRequire } from "node:module";
 import type { Provider } from "@pulumi/pulumi/provider";
+import { sdkRequire } from "../provider/pulumiSdk";
 import { SessionProvider } from "../provider/session";
 import { parseSessionsArgs, sessionsResult } from "../provider/dataSources";
 import { invoke } from "./functions";
 import { checkConfig, diffConfig, settingsFrom } from "./providerConfig";
+import { pluginIdentity } from "./identity";
 import { BROWSER_SESSION, NativeBrowserSessions } from "./resource";
 
 /**
@@ -22,12 +23,12 @@ type Call = { request: any }; // eslint-disable-line @typescript-eslint/no-expli
 type Handler = (call: Call, callback: Callback) => void;
 
 /** The modules of the installed @pulumi/pulumi that its provider server is built on, loaded as it loads them. */
-export function pulumiModules(from: string = require.resolve("@pulumi/pulumi")) {
-  const load = createRequire(from);
+export function pulumiModules(load: (id: string) => any = sdkRequire) { // eslint-disable-line @typescript-eslint/no-explicit-any
   return {
     grpc: load("@grpc/grpc-js"),
     service: load("./proto/provider_grpc_pb").ResourceProviderService,
     proto: load("./proto/provider_pb"),
+    plugin: load("./proto/plugin_pb"),
     status: load("./proto/status_pb"),
     struct: load("google-protobuf/google/protobuf/struct_pb"),
     any: load("google-protobuf/google/protobuf/any_pb"),
@@ -94,6 +95,12 @@ export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, session
     });
 
   return {
+    // The version the engine records for default providers and `pulumi about` names: the release's.
+    getPluginInfo: unary(async () => {
+      const resp = new m.plugin.PluginInfo();
+      resp.setVersion(pluginIdentity().version);
+      return resp;
+    }),
     checkConfig: unary(async (req) => {
       const { inputs, failures } = checkConfig(js(req.getNews()));
       const resp = new proto.CheckResponse();
@@ -214,7 +221,7 @@ function typeOf(req: { getType?: () => string; getUrn?: () => string }): string 
 export async function serveNative(components: Provider, args: string[], sessions?: SessionProvider): Promise<void> {
   const m = pulumiModules();
   // Loaded here, from the same installed copy whose gRPC module is extended below.
-  const { main } = createRequire(require.resolve("@pulumi/pulumi"))("./provider") as typeof import("@pulumi/pulumi/provider");
+  const { main } = sdkRequire("./provider") as typeof import("@pulumi/pulumi/provider");
   const server = m.grpc.Server.prototype;
   const addService = server.addService;
   let extended = false;

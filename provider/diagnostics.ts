@@ -1,4 +1,4 @@
-import { createRequire } from "node:module";
+import { sdkRequire } from "./pulumiSdk";
 
 /**
  * What the user sees from inside the provider while the engine runs it. The dynamic provider host shows
@@ -106,7 +106,7 @@ export interface GrpcModule {
  * gRPC as the installed `@pulumi/pulumi` resolves it (it depends on it in every release), or why it
  * cannot be used. `load` stands in for that resolution in tests.
  */
-export function loadGrpc(load: (id: string) => unknown = fromPulumi): GrpcModule | Error {
+export function loadGrpc(load: (id: string) => unknown = sdkRequire): GrpcModule | Error {
   try {
     const grpc = load("@grpc/grpc-js") as Partial<GrpcModule>;
     if (typeof grpc.Client !== "function" || typeof grpc.credentials?.createInsecure !== "function") {
@@ -117,10 +117,6 @@ export function loadGrpc(load: (id: string) => unknown = fromPulumi): GrpcModule
   } catch (err) {
     return err instanceof Error ? err : new Error(String(err));
   }
-}
-
-function fromPulumi(id: string): unknown {
-  return createRequire(require.resolve("@pulumi/pulumi/package.json"))(id);
 }
 
 function isEngineAddress(address: string | undefined): address is string {

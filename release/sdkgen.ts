@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { packageRoot } from "../native/identity";
+import { cacheRoot } from "./cache";
 import { run } from "./run";
 
 /**
@@ -14,7 +14,6 @@ import { run } from "./run";
  */
 const root = () => packageRoot(__dirname);
 
-const cacheDir = () => path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-remote-browser");
 const hashOf = (...parts: Buffer[]) => parts.reduce((h, p) => h.update(p), createHash("sha256")).digest("hex").slice(0, 16);
 
 /** Builds the module in `mod` into `bin` (atomically: a parallel run builds its own and renames over the same). */
@@ -30,7 +29,7 @@ async function build(mod: string, bin: string, goflags: string): Promise<string>
 export async function sdkgen(scratch: string): Promise<string> {
   const gen = fs.readFileSync(path.join(root(), "release", "sdkgen", "main.go"));
   const sum = fs.readFileSync(path.join(root(), "engine", "go.sum"));
-  const bin = path.join(cacheDir(), `sdkgen-${hashOf(gen, sum)}`);
+  const bin = path.join(cacheRoot(), `sdkgen-${hashOf(gen, sum)}`);
   if (fs.existsSync(bin)) return bin;
   const mod = fs.mkdtempSync(path.join(scratch, "sdkgen-"));
   fs.writeFileSync(path.join(mod, "go.mod"), fs.readFileSync(path.join(root(), "engine", "go.mod"), "utf8").replace(/^module .*$/m, "module sdkgen"));
@@ -46,6 +45,6 @@ export async function sdkgen(scratch: string): Promise<string> {
 export async function sdkgenDotnetJava(): Promise<string> {
   const mod = path.join(root(), "release", "sdkgen-dotnet-java");
   const parts = ["main.go", "go.mod", "go.sum"].map((f) => fs.readFileSync(path.join(mod, f)));
-  const bin = path.join(cacheDir(), `sdkgen-dotnet-java-${hashOf(...parts)}`);
+  const bin = path.join(cacheRoot(), `sdkgen-dotnet-java-${hashOf(...parts)}`);
   return fs.existsSync(bin) ? bin : build(mod, bin, "-mod=readonly -buildvcs=false");
 }

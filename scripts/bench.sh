@@ -4,6 +4,7 @@
 #   npm run bench -- --quick | --only overhead|scale|memory | --candidate min,growth,max | --help
 #   npm run bench -- wave [--stacks 12] [--limit 4]   many pull-request stacks at once (bench/wave.ts)
 #   npm run bench -- audit [--stacks 20] [--sessions 200]   the account audit at scale (bench/audit.ts)
+#   npm run bench -- release [--release DIR] [--runs 5]   archive sizes, plugin start and memory (bench/release.ts)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/prepare.sh
@@ -18,6 +19,9 @@ if [ "${1:-}" = wave ]; then
 elif [ "${1:-}" = audit ]; then
   shift
   node dist/bench/audit.js "$@"
+elif [ "${1:-}" = release ]; then
+  shift
+  node dist/bench/release.js "$@"
 else
   node dist/bench/run.js "$@"
 fi

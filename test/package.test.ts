@@ -76,8 +76,8 @@ describe("the packed package", () => {
     expect(fs.readFileSync(path.join(root, "LICENSE"), "utf8")).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004/);
     const dev = files.filter(
       (f) =>
-        /^(test|bench|scripts|examples|engine|docs|\.work|\.github|\.ci|node_modules|coverage)\//.test(f) ||
-        /^dist\/(test|bench|scripts|examples)\//.test(f) ||
+        /^(test|bench|scripts|release|examples|engine|docs|\.work|\.github|\.ci|node_modules|coverage)\//.test(f) ||
+        /^dist\/(test|bench|scripts|release|examples)\//.test(f) ||
         (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)) ||
         /\.(map|tgz|log)$/.test(f) ||
         /(^|\/)(tsconfig[^/]*\.json|vitest\.config\.[cm]?[jt]s|typedoc\.json|package-lock\.json|\.gitignore)$/.test(f),

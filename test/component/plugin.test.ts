@@ -60,7 +60,7 @@ beforeAll(async () => {
   if (!fs.existsSync(path.join(root, "dist", "component", "host.js"))) {
     execFileSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root, stdio: "ignore" });
   }
-  served = JSON.parse(await new RemoteBrowserComponentProvider(root).getSchema());
+  served = JSON.parse(await new RemoteBrowserComponentProvider().getSchema());
 }, 180_000);
 
 describe("the plugin executable", () => {
@@ -102,7 +102,7 @@ describe("the Node.js language host's way in", () => {
 });
 
 describe("the provider's construct", () => {
-  const provider = new RemoteBrowserComponentProvider(root);
+  const provider = new RemoteBrowserComponentProvider();
 
   it("refuses a type of another package or module, and an unknown component", async () => {
     await expect(provider.construct("x", "other:index:ReviewSessions", {}, {})).rejects.toThrow(/Invalid package name other/);

@@ -20,7 +20,7 @@ const version = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf
 
 let served: PackageSchema;
 beforeAll(async () => {
-  served = JSON.parse(await new RemoteBrowserComponentProvider(root).getSchema());
+  served = JSON.parse(await new RemoteBrowserComponentProvider().getSchema());
 });
 
 describe("the component schema", () => {

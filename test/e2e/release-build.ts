@@ -1,0 +1,43 @@
+import * as crypto from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { cacheRoot } from "../../release/cache";
+import { run } from "../../release/run";
+
+/**
+ * The linux-amd64 release of the current sources, made by `npm run release`'s own code
+ * (dist/release/cli.js) once per change of its inputs and kept in the cache: building it takes about a
+ * minute, and every test run on unchanged sources would pay it again. Without the SDKs, which
+ * test/e2e/generated-sdks.test.ts makes with the release's own writeSdks.
+ */
+const root = path.resolve(__dirname, "..", "..");
+export const RELEASE_VERSION = "9.9.9-e2e";
+const INPUTS = ["api", "client", "component", "native", "provider", "release", "package.json", "package-lock.json", "LICENSE", "README.md"];
+
+export async function linuxRelease(pulumiBin: string): Promise<string> {
+  const dir = path.join(cacheRoot(), "release", inputsHash());
+  if (fs.existsSync(path.join(dir, "checksums.txt"))) return dir;
+  const next = `${dir}.${process.pid}`;
+  await run("node", [path.join(root, "dist", "release", "cli.js"), "--version", RELEASE_VERSION, "--platforms", "linux-amd64", "--no-sdks", "--out", next], {
+    cwd: root,
+    env: { ...process.env, PULUMI_REMOTE_BROWSER_PULUMI: pulumiBin },
+  });
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.renameSync(next, dir);
+  return dir;
+}
+
+function inputsHash(): string {
+  const hash = crypto.createHash("sha256");
+  const add = (rel: string) => {
+    const file = path.join(root, rel);
+    if (!fs.existsSync(file)) return;
+    if (fs.statSync(file).isDirectory()) {
+      for (const entry of fs.readdirSync(file).sort()) add(path.join(rel, entry));
+    } else {
+      hash.update(`${rel}\0`).update(fs.readFileSync(file)).update("\0");
+    }
+  };
+  INPUTS.forEach(add);
+  return hash.digest("hex").slice(0, 16);
+}
