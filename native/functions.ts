@@ -23,8 +23,13 @@ export const FUNCTIONS: Record<string, { doc: string; run: (ctx: ProviderContext
 };
 
 export async function invoke(ctx: ProviderContext, token: string, args: Record<string, unknown>): Promise<{ outputs?: unknown; failures: Failure[] }> {
-  const fn = FUNCTIONS[token];
-  if (!fn) throw new Error(`unknown function ${token} (the remote-browser plugin serves ${Object.keys(FUNCTIONS).join(", ")})`);
+  // An own property: `__proto__` or `constructor` are no functions of the plugin. The token is not repeated
+  // when it is long: it comes from the program as written.
+  const fn = Object.hasOwn(FUNCTIONS, token) ? FUNCTIONS[token] : undefined;
+  if (!fn) {
+    const shown = token.length <= 128 ? token : `(a token of ${token.length} characters)`;
+    throw new Error(`unknown function ${shown} (the remote-browser plugin serves ${Object.keys(FUNCTIONS).join(", ")})`);
+  }
   const extra = Object.keys(args).filter((k) => !k.startsWith("__"));
   if (extra.length > 0) return { failures: extra.map((property) => ({ property, reason: `${token.split(":")[2]} takes no arguments` })) };
   return { outputs: await fn.run(ctx), failures: [] };
