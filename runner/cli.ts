@@ -3,13 +3,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import type { ConfigMap, OutputMap } from "@pulumi/pulumi/automation";
-import { CONFIG_NAMESPACE, SECRET_SETTINGS } from "../provider/config";
+import { CONFIG_NAMESPACE, SECRET_SETTINGS, secretSettingOf } from "../provider/config";
 import { Action, MAX_LOG_VERBOSITY, linkThisPackage, loadProgram, runProgram } from "./index";
+import { INTERRUPTED_EXIT_CODE, Interrupted, interruptible } from "./interrupt";
 import { readSecretsFile } from "./secrets-file";
 import { UsageError } from "./usage";
 
-const USAGE = `usage: pulumi-remote-browser-run <up|preview|refresh|destroy|rm|outputs> --program <module> --stack <name>
-       [--project <name>] [--work-dir <dir>] [--backend <url>] [--config key=value]...
+const USAGE = `usage: pulumi-remote-browser-run <up|preview|refresh|destroy|rm|outputs|cancel> --program <module> --stack <name>
+       [--project <name>] [--work-dir <dir>] [--backend <url>] [--config key=value]... [--clear-pending-creates]
        [--secret-env key=ENV_VAR]... [--secrets-file <file.json>]
        [--expect-no-changes] [--show-secrets] [--json] [--outputs-file <path>] [--events-file <path>]
        [--quiet] [--verbose <level 1-${MAX_LOG_VERBOSITY}>]
@@ -18,14 +19,19 @@ Runs a Pulumi program module (its body exported as a function) through the Autom
 needs no Node.js language host. Config keys without a namespace belong to the project. --events-file
 writes the engine's events as they stream, one JSON object a line.
 
+Ctrl-C cancels the run as the engine cancels one: the steps in flight end and the stack is left unlocked.
+A second Ctrl-C stops at once; then \`cancel\` unlocks the stack and \`refresh --clear-pending-creates\`
+drops what the engine did not record.
+
 Secret config never goes on a command line: --secret-env takes the value from the named environment
 variable, --secrets-file from a JSON object {"key": "value", ...} in a file only its owner can read (0600);
---config refuses the settings that are credentials (${SECRET_SETTINGS.map((s) => `${CONFIG_NAMESPACE}:${s}`).join(", ")}).
+--config refuses the settings that are credentials (${SECRET_SETTINGS.map((s) => `${CONFIG_NAMESPACE}:${s}`).join(", ")}),
+in any spelling (${CONFIG_NAMESPACE}:config:apiKey is the same key to Pulumi).
 Log verbosity above ${MAX_LOG_VERBOSITY} is capped: above it the CLI logs the Pulumi Cloud token.
 A backend other than the runner's own folder and Pulumi Cloud needs PULUMI_CONFIG_PASSPHRASE (or
 PULUMI_CONFIG_PASSPHRASE_FILE).`;
 
-const ACTIONS: readonly Action[] = ["up", "preview", "refresh", "destroy", "rm", "outputs"];
+const ACTIONS: readonly Action[] = ["up", "preview", "refresh", "destroy", "rm", "outputs", "cancel"];
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -42,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
       "secret-env": { type: "string", multiple: true },
       "secrets-file": { type: "string" },
       "expect-no-changes": { type: "boolean" },
+      "clear-pending-creates": { type: "boolean" },
       "show-secrets": { type: "boolean" },
       json: { type: "boolean" },
       "outputs-file": { type: "string" },
@@ -69,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
   const config: ConfigMap = {};
   for (const pair of values.config ?? []) {
     const [key, value] = splitPair("--config", pair);
-    if (isCredential(key)) {
+    if (secretSettingOf(key)) {
       // As for --secret: the value is in this process's argv already, and it would be stored in clear text.
       throw new UsageError(
         `--config ${key}=... puts a credential on the command line, where any local user can read it, and in the ` +
@@ -90,13 +97,22 @@ async function main(argv: string[]): Promise<number> {
   const workDir = path.resolve(values["work-dir"] ?? process.cwd());
   // The program may require this package by name; make it resolvable before loading the program.
   linkThisPackage(workDir);
+  const stackName = values.stack;
   const eventsFile = values["events-file"];
   if (eventsFile) writePrivate(eventsFile, "");
-  const result = await runProgram({
+  // The advice after a Ctrl-C repeats this command line without its secrets: a backend URL may hold a password.
+  const next = (again: string, extra?: string) =>
+    ["pulumi-remote-browser-run", again, ...(values.program && needsProgram(again as Action) ? ["--program", values.program] : []), "--stack", stackName]
+      .concat(values.project ? ["--project", values.project] : [], values["work-dir"] ? ["--work-dir", values["work-dir"]] : [])
+      .concat(values.backend ? ["--backend", "<the same backend>"] : [], extra ? [extra] : [])
+      .join(" ");
+  const result = await interruptible(action, next, (signal) => runProgram({
+    signal,
+    clearPendingCreates: values["clear-pending-creates"],
     action,
     program: programPath ? loadProgram(programPath) : async () => undefined,
     projectName,
-    stackName: values.stack,
+    stackName,
     workDir,
     backendUrl: values.backend,
     config,
@@ -105,7 +121,7 @@ async function main(argv: string[]): Promise<number> {
     onOutput: values.quiet ? undefined : (text) => process.stdout.write(text),
     onError: (text) => process.stderr.write(text),
     onEvent: eventsFile ? (event) => fs.appendFileSync(eventsFile, `${JSON.stringify(event)}\n`) : undefined,
-  });
+  }));
   const shown = values["show-secrets"] ? plainOutputs(result.outputs) : result.masked;
   if (values["outputs-file"]) writePrivate(values["outputs-file"], JSON.stringify({ outputs: shown, changes: result.changes }, null, 2));
   printOutputs(shown, !!values.json);
@@ -116,10 +132,6 @@ function splitPair(flag: string, pair: string): [string, string] {
   const eq = pair.indexOf("=");
   if (eq <= 0) throw new UsageError(`${flag} takes key=value, got "${pair}"`);
   return [pair.slice(0, eq), pair.slice(eq + 1)];
-}
-
-function isCredential(key: string): boolean {
-  return (SECRET_SETTINGS as readonly string[]).some((s) => key === `${CONFIG_NAMESPACE}:${s}`);
 }
 
 function verbosity(text: string): number {
@@ -165,6 +177,10 @@ main(process.argv.slice(2)).then(
     if (err instanceof UsageError) {
       process.stderr.write(`error: ${err.message}\n`);
       process.exit(2);
+    }
+    if (err instanceof Interrupted) {
+      process.stderr.write(`runner: ${err.message}\n`);
+      process.exit(INTERRUPTED_EXIT_CODE);
     }
     // The Automation API's errors carry the whole CLI transcript; the engine's own diagnosis is what matters.
     process.stderr.write(`error: ${engineMessage(err)}\n`);
