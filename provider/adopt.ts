@@ -38,7 +38,8 @@ export async function adoptV8(
 }
 
 /**
- * Read by id alone, as the engine does for `pulumi import` and a resource's `get`: the session's state, and
+ * Read by id alone, as the engine does for `pulumi import` and a resource's `get` (`doing` says which, in
+ * the caller's words): the session's state, and
  * the inputs that declare it -- its browser, the one input the status operation lets us recover. A
  * session that is unknown to the configured key's account, or has ended, fails the read: importing it
  * would put a session in the stack that the next refresh drops.
@@ -46,7 +47,7 @@ export async function adoptV8(
 export async function readById(
   ctx: ProviderContext,
   vmId: string,
-  doing = `reading session ${vmId} by its id (pulumi import, or a get)`,
+  doing: string,
 ): Promise<{ inputs: SessionInputs; outs: SessionOutputs }> {
   if (ctx.version().name !== "v8") throw new ImportError(`${doing}: API version 7 has no status operation`, { vmId });
   const { entry, image, owner } = await sessionToTakeOver(ctx, vmId, undefined, doing);
