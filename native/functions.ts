@@ -25,7 +25,7 @@ export const FUNCTIONS: Record<string, { doc: string; run: (ctx: ProviderContext
 export async function invoke(ctx: ProviderContext, token: string, args: Record<string, unknown>): Promise<{ outputs?: unknown; failures: Failure[] }> {
   // An own property: `__proto__` or `constructor` are no functions of the plugin. The token is not repeated
   // when it is long: it comes from the program as written.
-  const fn = Object.hasOwn(FUNCTIONS, token) ? FUNCTIONS[token] : undefined;
+  const fn = Object.prototype.hasOwnProperty.call(FUNCTIONS, token) ? FUNCTIONS[token] : undefined;
   if (!fn) {
     const shown = token.length <= 128 ? token : `(a token of ${token.length} characters)`;
     throw new Error(`unknown function ${shown} (the remote-browser plugin serves ${Object.keys(FUNCTIONS).join(", ")})`);

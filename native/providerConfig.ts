@@ -28,7 +28,7 @@ export function settingsFrom(
 ): SettingsGetter {
   const plain = reveal(args) as Record<string, unknown>;
   return (key) => {
-    const v = Object.hasOwn(plain, key) ? plain[key] : undefined;
+    const v = Object.prototype.hasOwnProperty.call(plain, key) ? plain[key] : undefined;
     if (v === undefined || v === null) return variables?.get(`${CONFIG_NAMESPACE}:${key}`);
     if (typeof v === "string") return v;
     const type = isSetting(key) ? CONFIG_FIELDS[key].type : "string";

@@ -36,7 +36,7 @@ export class NativeBrowserSessions {
     const { failures } = await this.sessions.check({}, reveal(news) as Record<string, unknown>);
     for (const name of Object.keys(news)) {
       // An own property: `constructor` or `toString` are not inputs, whatever the prototype holds.
-      if (!Object.hasOwn(INPUTS, name) && !name.startsWith("__")) failures.push({ property: name, reason: `is not an input of BrowserSession (inputs: ${Object.keys(INPUTS).join(", ")})` });
+      if (!Object.prototype.hasOwnProperty.call(INPUTS, name) && !name.startsWith("__")) failures.push({ property: name, reason: `is not an input of BrowserSession (inputs: ${Object.keys(INPUTS).join(", ")})` });
     }
     // The inputs go back as they came, secrets still wrapped, so that the state keeps them secret.
     return { inputs: withoutNulls(omit(news, DYNAMIC_ONLY)), failures };

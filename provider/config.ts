@@ -83,7 +83,7 @@ export function secretSettingOf(key: string): (typeof SECRET_SETTINGS)[number] |
 
 /** Whether `name` (without the namespace) is one of the provider's settings, by an own-property lookup. */
 export function isSetting(name: string): name is keyof typeof CONFIG_FIELDS {
-  return Object.hasOwn(CONFIG_FIELDS, name);
+  return Object.prototype.hasOwnProperty.call(CONFIG_FIELDS, name);
 }
 
 /** How a message names a setting: `remote-browser:<key>` for the stack's config, a property for an explicit provider. */
