@@ -39,8 +39,13 @@ export const FUNCTIONS: Record<string, NativeFunction> = {
 };
 
 export async function invoke(ctx: ProviderContext, token: string, args: Record<string, unknown>): Promise<{ outputs?: unknown; failures: Failure[] }> {
-  const fn = FUNCTIONS[token];
-  if (!fn) throw new Error(`unknown function ${token} (the remote-browser plugin serves ${Object.keys(FUNCTIONS).join(", ")})`);
+  // An own property: `__proto__` or `constructor` are no functions of the plugin. The token is not repeated
+  // when it is long: it comes from the program as written.
+  const fn = Object.prototype.hasOwnProperty.call(FUNCTIONS, token) ? FUNCTIONS[token] : undefined;
+  if (!fn) {
+    const shown = token.length <= 128 ? token : `(a token of ${token.length} characters)`;
+    throw new Error(`unknown function ${shown} (the remote-browser plugin serves ${Object.keys(FUNCTIONS).join(", ")})`);
+  }
   const given = Object.fromEntries(Object.entries(args).filter(([k]) => !k.startsWith("__")));
   if (!fn.args) {
     const extra = Object.keys(given);

@@ -2,6 +2,8 @@ import { readById } from "../provider/adopt";
 import type { Failure } from "../provider/check";
 import { INPUTS, SECRET_OUTPUTS } from "../provider/fields";
 import type { SessionInputs } from "../provider/fields";
+import { ConfigError } from "../provider/errors";
+import { checkSessionId } from "../provider/ids";
 import { withoutNulls } from "../provider/outputs";
 import type { SessionProvider } from "../provider/session";
 import { reveal, unwrapProperties, wrapSecrets } from "./secrets";
@@ -25,12 +27,16 @@ const omit = (o: Record<string, unknown>, keys: readonly string[]) => Object.fro
  * read by id alone is an import.
  */
 export class NativeBrowserSessions {
+  /** Set at Configure: the API key came as plain stack config, outside CheckConfig (see server.ts). */
+  keyInPlainConfig = false;
+
   constructor(private readonly sessions: SessionProvider) {}
 
   async check(news: Record<string, unknown>): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
     const { failures } = await this.sessions.check({}, reveal(news) as Record<string, unknown>);
     for (const name of Object.keys(news)) {
-      if (!(name in INPUTS) && !name.startsWith("__")) failures.push({ property: name, reason: `is not an input of BrowserSession (inputs: ${Object.keys(INPUTS).join(", ")})` });
+      // An own property: `constructor` or `toString` are not inputs, whatever the prototype holds.
+      if (!Object.prototype.hasOwnProperty.call(INPUTS, name) && !name.startsWith("__")) failures.push({ property: name, reason: `is not an input of BrowserSession (inputs: ${Object.keys(INPUTS).join(", ")})` });
     }
     // The inputs go back as they came, secrets still wrapped, so that the state keeps them secret.
     return { inputs: withoutNulls(omit(news, DYNAMIC_ONLY)), failures };
@@ -62,9 +68,20 @@ export class NativeBrowserSessions {
    */
   async read(id: string, props: Record<string, unknown>, inputs: Record<string, unknown>) {
     if (Object.keys(props).length === 0) {
-      const found = await readById(this.sessions.ctx, id);
+      const doing = `reading session ${id.length <= 64 ? id : "(id not repeated)"} by its id (pulumi import, or a get)`;
+      checkSessionId(id, doing);
+      if (this.keyInPlainConfig) {
+        // The engine would record the stack's config, the key in clear text, with the imported session.
+        throw new ConfigError(
+          `${doing}: refused, because remote-browser:apiKey is plain stack config and the import would record it in the state in clear text. ` +
+            "Store it as a secret first (`pulumi config set --secret remote-browser:apiKey`, which reads it from standard input), then import again",
+          { property: "apiKey" },
+        );
+      }
+      const found = await readById(this.sessions.ctx, id, doing);
       return { id, props: this.outputs(found.outs as unknown as Record<string, unknown>, []), inputs: found.inputs as unknown as Record<string, unknown> };
     }
+    checkSessionId(id, "refreshing a session");
     const { plain, secretNames } = unwrapProperties(props);
     const result = await this.sessions.read(id, plain);
     if (!result.id || !result.props) return { id: "", props: {}, inputs: {} };
@@ -81,7 +98,8 @@ export class NativeBrowserSessions {
     return { outs: this.outputs(outs, new Set([...o.secretNames, ...n.secretNames])) };
   }
 
-  delete(id: string, props: Record<string, unknown>): Promise<void> {
+  async delete(id: string, props: Record<string, unknown>): Promise<void> {
+    checkSessionId(id, "ending a session");
     return this.sessions.delete(id, reveal(props) as Record<string, unknown>);
   }
 

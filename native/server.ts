@@ -1,10 +1,14 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
 import type { Provider } from "@pulumi/pulumi/provider";
+import { warn } from "../provider/diagnostics";
 import { sdkRequire } from "../provider/pulumiSdk";
 import { SessionProvider } from "../provider/session";
 import { parseSessionsArgs, sessionsResult } from "../provider/dataSources";
 import { invoke } from "./functions";
-import { checkConfig, diffConfig, settingsFrom } from "./providerConfig";
+import { checkConfig, diffConfig, isDefaultProvider, plainCredentialWarning, plainCredentialsIn, settingsFrom } from "./providerConfig";
 import { pluginIdentity } from "./identity";
+import { isSecret } from "./secrets";
 import { BROWSER_SESSION, NativeBrowserSessions } from "./resource";
 
 /**
@@ -102,7 +106,10 @@ export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, session
       return resp;
     }),
     checkConfig: unary(async (req) => {
-      const { inputs, failures } = checkConfig(js(req.getNews()));
+      const urn: string = req.getUrn();
+      const { inputs, failures, warnings } = checkConfig(js(req.getNews()), process.env, urn);
+      if (isDefaultProvider(urn)) for (const key of plainCredentialsIn(stackConfigText(urn))) warnings.push(plainCredentialWarning(key));
+      for (const message of warnings) await warn(urn, message);
       const resp = new proto.CheckResponse();
       resp.setInputs(Struct.fromJavaScript(wire(inputs)));
       resp.setFailuresList(failuresOf(failures));
@@ -116,7 +123,12 @@ export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, session
       return resp;
     }),
     configure: unary(async (req) => {
-      sessions.configure(settingsFrom(js(req.getArgs()), req.getVariablesMap()));
+      const args = js(req.getArgs());
+      const urn: string | undefined = req.getUrn?.() || undefined;
+      sessions.configure(settingsFrom(args, req.getVariablesMap(), isDefaultProvider(urn) ? undefined : (key) => `the provider's ${key}`));
+      // CheckConfig hands the key back as a secret, so a plain one here means the engine skipped it: `pulumi
+      // import` configures the default provider with the stack's config as written, and records it so.
+      resource.keyInPlainConfig = args.apiKey !== undefined && args.apiKey !== null && !isSecret(args.apiKey);
       const resp = new proto.ConfigureResponse();
       // As the SDK's server answers (its components need resources and outputs); secrets: see secrets.ts.
       resp.setAcceptsecrets(true);
@@ -202,6 +214,21 @@ export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, session
       return resp;
     }),
   };
+}
+
+/**
+ * The stack's config file as the CLI keeps it, in the project folder the engine starts the plugin in
+ * (`Pulumi.<stack>.yaml`; the stack is the URN's first part). Empty where there is none (a config kept
+ * elsewhere, or the Automation API's stack settings).
+ */
+function stackConfigText(urn: string, dir: string = process.cwd()): string {
+  const stack = urn.split("::")[0]?.split(":").at(-1);
+  if (!stack || /[/\\]/.test(stack)) return "";
+  try {
+    return fs.readFileSync(path.join(dir, `Pulumi.${stack}.yaml`), "utf8");
+  } catch {
+    return "";
+  }
 }
 
 /** A request's resource type: its `type` field where the engine sets it, else the URN's type part. */

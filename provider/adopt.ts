@@ -19,7 +19,7 @@ export async function adoptV8(
   vmId: string,
 ): Promise<{ id: string; outs: SessionOutputs }> {
   const client = ctx.api();
-  const { entry, owner } = await sessionToTakeOver(ctx, vmId, inputs.browser);
+  const { entry, owner } = await sessionToTakeOver(ctx, vmId, inputs.browser, `importing ${vmId}`);
   const outs: SessionOutputs = { ...mirrorInputs(inputs), vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner };
   if (entry.status === "running") return { id: vmId, outs };
   const outcome = await waitForRunning({
@@ -38,16 +38,21 @@ export async function adoptV8(
 }
 
 /**
- * Read by id alone, as the engine does for `pulumi import` and a resource's `get`: the session's state, and
+ * Read by id alone, as the engine does for `pulumi import` and a resource's `get` (`doing` says which, in
+ * the caller's words): the session's state, and
  * the inputs that declare it -- its browser, the one input the status operation lets us recover. A
  * session that is unknown to the configured key's account, or has ended, fails the read: importing it
  * would put a session in the stack that the next refresh drops.
  */
-export async function readById(ctx: ProviderContext, vmId: string): Promise<{ inputs: SessionInputs; outs: SessionOutputs }> {
-  if (ctx.version().name !== "v8") throw new ImportError(`importing ${vmId}: API version 7 has no status operation`, { vmId });
-  const { entry, image, owner } = await sessionToTakeOver(ctx, vmId, undefined);
+export async function readById(
+  ctx: ProviderContext,
+  vmId: string,
+  doing: string,
+): Promise<{ inputs: SessionInputs; outs: SessionOutputs }> {
+  if (ctx.version().name !== "v8") throw new ImportError(`${doing}: API version 7 has no status operation`, { vmId });
+  const { entry, image, owner } = await sessionToTakeOver(ctx, vmId, undefined, doing);
   if (!image) {
-    throw new ImportError(`importing ${vmId}: it runs "${entry.name}", which is not among the service's browser images, so its browser input cannot be given`, {
+    throw new ImportError(`${doing}: it runs "${entry.name}", which is not among the service's browser images, so its browser input cannot be given`, {
       vmId,
     });
   }
@@ -55,17 +60,26 @@ export async function readById(ctx: ProviderContext, vmId: string): Promise<{ in
   return { inputs, outs: { ...inputs, vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner } };
 }
 
-/** The session to take over, checked: known to the key's account, not ended, and running `browser` when given. */
-async function sessionToTakeOver(ctx: ProviderContext, vmId: string, browser: string | undefined) {
+/**
+ * The session to take over, checked: known to the key's account, not ended, and running `browser` when
+ * given. `doing` says what the user asked for, in their words (an import, a `get`).
+ */
+async function sessionToTakeOver(ctx: ProviderContext, vmId: string, browser: string | undefined, doing: string) {
   const owner = await ctx.owner();
   const entry = await ctx.api().session(vmId);
-  if (!entry) throw new ImportError(`importing ${vmId}: the service knows no such session of the configured key's account (${owner})`, { vmId });
+  if (!entry) {
+    // The account's fingerprint means nothing to a user here; what to check does.
+    throw new ImportError(
+      `${doing}: the service knows no such session of the account whose key is configured; check the id, and that the key is the one of the account that started the session`,
+      { vmId },
+    );
+  }
   if (entry.status === "error" || ENDED_STATES.includes(entry.status)) {
-    throw new ImportError(`importing ${vmId}: the session has ended (state "${entry.status}")`, { vmId });
+    throw new ImportError(`${doing}: the session has ended (state "${entry.status}"), so there is nothing to take into the stack`, { vmId });
   }
   const image = (await ctx.images()).images.find((i) => i.name === entry.name);
   if (browser !== undefined && image && image.id !== browser) {
-    throw new ImportError(`importing ${vmId}: it runs ${entry.name} (browser "${image.id}"), not browser "${browser}"`, { vmId });
+    throw new ImportError(`${doing}: it runs ${entry.name} (browser "${image.id}"), not browser "${browser}"`, { vmId });
   }
   return { entry, image, owner };
 }

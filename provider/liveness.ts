@@ -52,7 +52,8 @@ function shellParent(pid: number): number | undefined {
   return stat.ppid;
 }
 
-function parentOf(pid: number): number | undefined {
+/** The parent of `pid` from /proc; undefined where there is no /proc or the process is gone. */
+export function parentOf(pid: number): number | undefined {
   return readStat(pid)?.ppid;
 }
 

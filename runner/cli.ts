@@ -3,13 +3,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import type { ConfigMap, OutputMap } from "@pulumi/pulumi/automation";
-import { CONFIG_NAMESPACE, SECRET_SETTINGS } from "../provider/config";
+import { CONFIG_NAMESPACE, SECRET_SETTINGS, secretSettingOf } from "../provider/config";
 import { Action, MAX_LOG_VERBOSITY, linkThisPackage, loadProgram, runProgram } from "./index";
 import { auditMain } from "./audit-cli";
+import { INTERRUPTED_EXIT_CODE, Interrupted, interruptible } from "./interrupt";
 import { readSecretsFile } from "./secrets-file";
 import { UsageError } from "./usage";
 
-const USAGE = `usage: pulumi-remote-browser-run <up|preview|refresh|destroy|rm|outputs> --program <module> --stack <name>
+const USAGE = `usage: pulumi-remote-browser-run <up|preview|refresh|destroy|rm|outputs|cancel> --program <module> --stack <name>
        [--project <name>] [--work-dir <dir>] [--backend <url>] [--config key=value]...
        [--clear-pending-creates (refresh: after a killed up)]
        [--secret-env key=ENV_VAR]... [--secrets-file <file.json>]
@@ -22,14 +23,19 @@ writes the engine's events as they stream, one JSON object a line. refresh --cle
 lock and the pending creates a killed \`up\` left (only when no update of the stack runs); the next \`up\` adopts
 their sessions. \`pulumi-remote-browser-run audit --help\`: the account's sessions set against every stack.
 
+Ctrl-C cancels the run as the engine cancels one: the steps in flight end and the stack is left unlocked.
+A second Ctrl-C stops at once; then \`cancel\` unlocks the stack and \`refresh --clear-pending-creates\`
+drops what the engine did not record.
+
 Secret config never goes on a command line: --secret-env takes the value from the named environment
 variable, --secrets-file from a JSON object {"key": "value", ...} in a file only its owner can read (0600);
---config refuses the settings that are credentials (${SECRET_SETTINGS.map((s) => `${CONFIG_NAMESPACE}:${s}`).join(", ")}).
+--config refuses the settings that are credentials (${SECRET_SETTINGS.map((s) => `${CONFIG_NAMESPACE}:${s}`).join(", ")}),
+in any spelling (${CONFIG_NAMESPACE}:config:apiKey is the same key to Pulumi).
 Log verbosity above ${MAX_LOG_VERBOSITY} is capped: above it the CLI logs the Pulumi Cloud token.
 A backend other than the runner's own folder and Pulumi Cloud needs PULUMI_CONFIG_PASSPHRASE (or
 PULUMI_CONFIG_PASSPHRASE_FILE).`;
 
-const ACTIONS: readonly Action[] = ["up", "preview", "refresh", "destroy", "rm", "outputs"];
+const ACTIONS: readonly Action[] = ["up", "preview", "refresh", "destroy", "rm", "outputs", "cancel"];
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "audit") return auditMain(argv.slice(1));
@@ -76,7 +82,7 @@ async function main(argv: string[]): Promise<number> {
   const config: ConfigMap = {};
   for (const pair of values.config ?? []) {
     const [key, value] = splitPair("--config", pair);
-    if (isCredential(key)) {
+    if (secretSettingOf(key)) {
       // As for --secret: the value is in this process's argv already, and it would be stored in clear text.
       throw new UsageError(
         `--config ${key}=... puts a credential on the command line, where any local user can read it, and in the ` +
@@ -97,13 +103,21 @@ async function main(argv: string[]): Promise<number> {
   const workDir = path.resolve(values["work-dir"] ?? process.cwd());
   // The program may require this package by name; make it resolvable before loading the program.
   linkThisPackage(workDir);
+  const stackName = values.stack;
   const eventsFile = values["events-file"];
   if (eventsFile) writePrivate(eventsFile, "");
-  const result = await runProgram({
+  // The advice after a Ctrl-C repeats this command line without its secrets: a backend URL may hold a password.
+  const next = (again: string, extra?: string) =>
+    ["pulumi-remote-browser-run", again, ...(values.program && needsProgram(again as Action) ? ["--program", values.program] : []), "--stack", stackName]
+      .concat(values.project ? ["--project", values.project] : [], values["work-dir"] ? ["--work-dir", values["work-dir"]] : [])
+      .concat(values.backend ? ["--backend", "<the same backend>"] : [], extra ? [extra] : [])
+      .join(" ");
+  const result = await interruptible(action, next, (signal) => runProgram({
+    signal,
     action,
     program: programPath ? loadProgram(programPath) : async () => undefined,
     projectName,
-    stackName: values.stack,
+    stackName,
     workDir,
     backendUrl: values.backend,
     config,
@@ -113,7 +127,7 @@ async function main(argv: string[]): Promise<number> {
     onOutput: values.quiet ? undefined : (text) => process.stdout.write(text),
     onError: (text) => process.stderr.write(text),
     onEvent: eventsFile ? (event) => fs.appendFileSync(eventsFile, `${JSON.stringify(event)}\n`) : undefined,
-  });
+  }));
   const shown = values["show-secrets"] ? plainOutputs(result.outputs) : result.masked;
   if (values["outputs-file"]) writePrivate(values["outputs-file"], JSON.stringify({ outputs: shown, changes: result.changes }, null, 2));
   printOutputs(shown, !!values.json);
@@ -124,10 +138,6 @@ function splitPair(flag: string, pair: string): [string, string] {
   const eq = pair.indexOf("=");
   if (eq <= 0) throw new UsageError(`${flag} takes key=value, got "${pair}"`);
   return [pair.slice(0, eq), pair.slice(eq + 1)];
-}
-
-function isCredential(key: string): boolean {
-  return (SECRET_SETTINGS as readonly string[]).some((s) => key === `${CONFIG_NAMESPACE}:${s}`);
 }
 
 function verbosity(text: string): number {
@@ -173,6 +183,10 @@ main(process.argv.slice(2)).then(
     if (err instanceof UsageError) {
       process.stderr.write(`error: ${err.message}\n`);
       process.exit(2);
+    }
+    if (err instanceof Interrupted) {
+      process.stderr.write(`runner: ${err.message}\n`);
+      process.exit(INTERRUPTED_EXIT_CODE);
     }
     // The Automation API's errors carry the whole CLI transcript; the engine's own diagnosis is what matters.
     process.stderr.write(`error: ${engineMessage(err)}\n`);

@@ -20,7 +20,7 @@ export { engineEnvironment, findPulumiBin } from "./environment";
 export { PassphraseMissingError, isServiceBackend, resolvePassphrase } from "./passphrase";
 export { defaultStateDir } from "./state-dir";
 
-export type Action = "up" | "preview" | "refresh" | "destroy" | "rm" | "outputs";
+export type Action = "up" | "preview" | "refresh" | "destroy" | "rm" | "outputs" | "cancel";
 
 /**
  * The highest engine log verbosity the runner asks for. Above 9 the CLI logs its HTTP requests with their
@@ -79,6 +79,8 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** Asks the engine for logs of this verbosity (1-9; more is capped at 9), written to its stderr (see onError). */
   verbose?: number;
+  /** Cancels the engine's operation when aborted, as Ctrl-C does (see interrupt.ts). */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -215,7 +217,12 @@ async function runAction(
   },
 ): Promise<RunResult> {
   const { onOutput, onError, masked } = io;
-  const logging = opts.verbose ? { logVerbosity: opts.verbose, logToStdErr: true } : {};
+  // A Ctrl-C before the engine started: the abort event has fired already and would not stop it.
+  if (opts.signal?.aborted) throw new Error(`the ${opts.action} was cancelled before the engine started`);
+  const logging = {
+    ...(opts.verbose ? { logVerbosity: opts.verbose, logToStdErr: true } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
   const summary = summaryFromEvents(stack, io.onEvent);
   const onEvent = summary.onEvent;
 
@@ -241,6 +248,10 @@ async function runAction(
     }
     case "outputs":
       return { outputs: await stack.outputs(), masked: masked(), changes: {} };
+    case "cancel":
+      // `pulumi cancel`: removes the lock an update stopped at once left behind.
+      await stack.cancel();
+      return { outputs: {}, masked: {}, changes: {} };
     default:
       throw new Error(`unknown action "${opts.action}"`);
   }

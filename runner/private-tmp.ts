@@ -16,12 +16,18 @@ import * as path from "node:path";
 let users = 0;
 let folder: string | undefined;
 let before: string | undefined;
+let removedAtExit = false;
 
 export function enterPrivateTmp(): { dir: string; leave: () => void } {
   if (users++ === 0) {
     before = process.env.TMPDIR;
     folder = fs.mkdtempSync(path.join(os.tmpdir(), "prb-runner-"));
     process.env.TMPDIR = folder;
+    if (!removedAtExit) {
+      removedAtExit = true;
+      // A run stopped at once (a second Ctrl-C) exits without reaching its `leave`: the folder goes with the process.
+      process.once("exit", () => folder && fs.rmSync(folder, { recursive: true, force: true }));
+    }
   }
   const dir = folder!;
   let left = false;

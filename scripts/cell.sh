@@ -27,13 +27,13 @@ case "$cell" in
   current)
     PATH=$(bash scripts/node.sh 24):$PATH
     export PRB_CLI=current PRB_E2E_PULUMI_SDK=$CURRENT_SDK
-    files=(test/e2e/browser-session.test.ts test/e2e/component.test.ts test/e2e/pr-environment.test.ts test/e2e/yaml-cli.test.ts test/e2e/native-yaml.test.ts test/e2e/generated-sdks.test.ts)
+    files=(test/e2e/browser-session.test.ts test/e2e/component.test.ts test/e2e/pr-environment.test.ts test/e2e/yaml-cli.test.ts test/e2e/native-yaml.test.ts test/e2e/generated-sdks.test.ts test/e2e/runner-interrupt.test.ts)
     ;;
   floor)
     # The floor is the one peerDependencies states, so the range users are told is the range that runs.
     floor=$(node -p 'require("./package.json").peerDependencies["@pulumi/pulumi"].replace(/^[\^~>= ]+/, "")')
     export PRB_CLI=default PRB_E2E_PULUMI_SDK=$floor
-    files=(test/e2e/browser-session.test.ts test/e2e/component.test.ts test/e2e/yaml-cli.test.ts test/e2e/native-yaml.test.ts test/e2e/generated-sdks.test.ts)
+    files=(test/e2e/browser-session.test.ts test/e2e/component.test.ts test/e2e/yaml-cli.test.ts test/e2e/native-yaml.test.ts test/e2e/generated-sdks.test.ts test/e2e/runner-interrupt.test.ts)
     ;;
   *) log "usage: bash scripts/cell.sh current|floor [vitest arguments]"; exit 2 ;;
 esac

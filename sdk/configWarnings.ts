@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { CONFIG_NAMESPACE, SECRET_SETTINGS } from "../provider/config";
+import { CONFIG_FIELDS, CONFIG_NAMESPACE, isSetting, secretSettingOf } from "../provider/config";
 
 /*
  * The credentials among the settings (SECRET_SETTINGS) are checked here, by the program: the dynamic
@@ -11,22 +11,30 @@ import { CONFIG_NAMESPACE, SECRET_SETTINGS } from "../provider/config";
 
 let checked = false;
 
-/** Warns once per program run for each credential set as plain (non-secret) stack config. */
+/** Warns once per program run for each credential set as plain (non-secret) stack config, in any spelling, and each unknown key of the namespace. */
 export function warnAboutPlainSecrets(): void {
   if (checked) return;
   checked = true;
   // isConfigSecret came with @pulumi/pulumi 3.x releases later than some the package accepts.
   const isSecret = (pulumi.runtime as { isConfigSecret?: (key: string) => boolean }).isConfigSecret;
   if (typeof isSecret !== "function") return;
-  for (const setting of SECRET_SETTINGS) {
-    const key = `${CONFIG_NAMESPACE}:${setting}`;
-    // runtime.getConfig, not Config.get: it reads a secret without a warning of its own.
-    if (pulumi.runtime.getConfig(key) === undefined || isSecret(key)) continue;
-    void pulumi.log.warn(
-      `${key} is set as plain (non-secret) stack config, so it is stored in clear text in the stack's config ` +
-        `file and state. Store it as a secret: \`pulumi config set --secret ${key}\` (it reads the value from ` +
-        "standard input), or pass it in the environment instead.",
-    );
+  const all = pulumi.runtime.allConfig();
+  for (const key of Object.keys(all).sort()) {
+    const [namespace, ...rest] = key.split(":");
+    if (namespace !== CONFIG_NAMESPACE) continue;
+    const name = rest.join(":");
+    const credential = secretSettingOf(key);
+    if (credential && !isSecret(key)) {
+      // A misspelling is ignored by the provider, but its value sits in clear text all the same.
+      const fix = name === credential ? "" : ` (the setting is ${CONFIG_NAMESPACE}:${credential}; \`pulumi config rm ${key}\` removes this one)`;
+      void pulumi.log.warn(
+        `${key} is set as plain (non-secret) stack config, so it is stored in clear text in the stack's config ` +
+          `file and state${fix}. Store it as a secret: \`pulumi config set --secret ${CONFIG_NAMESPACE}:${credential}\` (it reads the value from ` +
+          "standard input), or pass it in the environment instead.",
+      );
+    } else if (!isSetting(name)) {
+      void pulumi.log.warn(`${key} is not a setting of the remote-browser provider and is ignored (its settings: ${Object.keys(CONFIG_FIELDS).join(", ")})`);
+    }
   }
 }
 

@@ -186,9 +186,9 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       const sessionsBefore = accountBooks(emulator, account.accountId).sessions;
       const unknownId = "vm-000000000000000000000000";
       const unknown = await cli.fails(["import", BROWSER_SESSION, "ghost", unknownId, "--yes", "--protect=false"]);
-      expect(text(unknown)).toContain(`importing ${unknownId}: the service knows no such session of the configured key's account`);
+      expect(text(unknown)).toContain(`reading session ${unknownId} by its id (pulumi import, or a get): the service knows no such session of the account whose key is configured`);
       const gone = await cli.fails(["import", BROWSER_SESSION, "gone", ended, "--yes", "--protect=false"]);
-      expect(text(gone)).toContain(`importing ${ended}: the session has ended (state "deleted")`);
+      expect(text(gone)).toContain(`reading session ${ended} by its id (pulumi import, or a get): the session has ended (state "deleted")`);
       // Nothing imported: the state as it was, the account's sessions as they were.
       expect(JSON.parse(await cli.exportText()).deployment.resources).toEqual(JSON.parse(stateBefore).deployment.resources);
       expect(accountBooks(emulator, account.accountId).sessions).toEqual(sessionsBefore);
@@ -216,6 +216,12 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       // default provider that the update records keeps only its ciphertext. (The update's history entry
       // records the stack's config as it is set, plain values in plain: that is the CLI's, not the state's.)
       await cli.clean(["config", "set", "remote-browser:apiKey"], slow.apiKey);
+      // An import into this fresh stack would record that config, the key in clear text (the engine's import
+      // takes the stack's config as it is): refused before anything is read or recorded.
+      const imported = await cli.fails(["import", BROWSER_SESSION, "taken", "vm-000000000000000000000001", "--yes", "--protect=false"]);
+      expect(text(imported)).toContain("refused, because remote-browser:apiKey is plain stack config and the import would record it in the state in clear text");
+      expect(text(imported)).not.toContain(slow.apiKey);
+      expect(await cli.exportText()).not.toContain(slow.apiKey);
       const up = await cli.fails(["up", "--yes"]);
       const [session] = slow.control.sessions();
       expect(slow.control.sessions().length).toBe(1);
@@ -223,6 +229,9 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       expect(text(up)).toContain("customTimeouts.create");
       expect(text(up)).toContain("the session was ended");
       expect(slow.control.books()).toMatchObject({ started: 1, running: 0, neverEnded: 0 });
+      // The plugin sees the plain key in Pulumi.dev.yaml and says so at preview, naming the fix, never the key.
+      expect(text(up)).toMatch(/remote-browser:apiKey is set as plain \(non-secret\) stack config.*`pulumi config set --secret remote-browser:apiKey`/);
+      expect(text(up)).not.toContain(slow.apiKey);
       const resources = await cli.resources();
       expect(resources.filter((r) => r.type === BROWSER_SESSION)).toEqual([]);
       const provider = resources.find((r) => r.type === "pulumi:providers:remote-browser");
@@ -337,12 +346,12 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
 
     await cli.clean(["config", "set", "secondApiVersion", "v9"]);
     const version = await cli.fails(["preview"]);
-    expect(text(version)).toMatch(/providers:remote-browser \(second\):\s+error: .*property apiVersion .*apiVersion must be "v8" or "v7", got "v9"/);
+    expect(text(version)).toMatch(/providers:remote-browser \(second\):\s+error: .*property apiVersion .*the provider's apiVersion must be "v8" or "v7" \(the value given is neither; it is not repeated here\)/);
 
     await cli.clean(["config", "set", "secondApiVersion", "v8"]);
     await cli.clean(["config", "set", "secondRequestTimeoutSeconds", "900"]);
     const timeout = await cli.fails(["preview"]);
-    expect(text(timeout)).toMatch(/providers:remote-browser \(second\):\s+error: .*property requestTimeoutSeconds .*requestTimeoutSeconds must be a number of seconds from 0\.1 to 300, got "900"/);
+    expect(text(timeout)).toMatch(/providers:remote-browser \(second\):\s+error: .*property requestTimeoutSeconds .*the provider's requestTimeoutSeconds must be a number of seconds from 0\.1 to 300, got 900/);
     expect(accountBooks(emulator, account.accountId).started).toBe(0);
 
     // The control: with settings in range the same program previews clean.

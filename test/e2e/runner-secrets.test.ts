@@ -104,7 +104,9 @@ describe("the runner keeps secrets off every command line", () => {
         expect(refused.stderr).toMatch(/--secret key=value puts the secret on the command line.*--secret-env key=ENV_VAR.*--secrets-file/);
 
         // A credential as plain --config: on the command line too, and in clear text in the stack's config.
-        for (const setting of ["apiKey", "idempotencySecret"]) {
+        // Every spelling Pulumi reads as the same key (`ns:config:key` is `ns:key`), and the typos that keep the
+        // value in the stack's config though the provider ignores them.
+        for (const setting of ["apiKey", "idempotencySecret", "config:apiKey", "config:idempotencySecret", "apikey", "API_KEY"]) {
           const plain = await stack.start("up", { apiKey: null, extraArgs: ["--config", `remote-browser:${setting}=${stack.emulator.apiKey}`] }).done;
           expect(plain.code, plain.stderr).toBe(2);
           expect(plain.stderr).toContain(

@@ -81,15 +81,39 @@ describe("read", () => {
     expect(read.props.owner).toMatch(/^acct2-/);
   });
 
-  it("by id alone fails, naming the cause, for a session the account does not know or that has ended", async () => {
-    expect((await thrown(() => native().read("vm-0000000000000000deadbeef", {}, {}))).message).toMatch(
-      /importing vm-0000000000000000deadbeef: the service knows no such session of the configured key's account/,
+  it("by id alone fails, naming the cause in the user's words, for a session the account does not know or that has ended", async () => {
+    const unknown = await thrown(() => native().read("vm-0000000000000000deadbeef", {}, {}));
+    expect(unknown.message).toBe(
+      "reading session vm-0000000000000000deadbeef by its id (pulumi import, or a get): the service knows no such session of the account " +
+        "whose key is configured; check the id, and that the key is the one of the account that started the session",
     );
+    // The account's fingerprint is no help to the user here.
+    expect(unknown.message).not.toMatch(/acct2-/);
     const vmId = (await t.client().createSession({ browser: "chrome" })).vmId;
     t.emu.control.endSession(vmId);
     const ended = await thrown(() => native().read(vmId, {}, {}));
     expect(ended.code).toBe("import_failed");
-    expect(ended.message).toMatch(/the session has ended \(state "deleted"\)/);
+    expect(ended.message).toBe(`reading session ${vmId} by its id (pulumi import, or a get): the session has ended (state "deleted"), so there is nothing to take into the stack`);
+    expect(ended.message).not.toMatch(/^importing/);
+  });
+
+  it("by id alone is refused when the key came as plain stack config (an import would record it in clear text), naming the fix", async () => {
+    const vmId = (await t.client().createSession({ browser: "chrome" })).vmId;
+    const sessions = native();
+    sessions.keyInPlainConfig = true;
+    const err = await thrown(() => sessions.read(vmId, {}, {}));
+    expect(err.message).toMatch(/remote-browser:apiKey is plain stack config .*`pulumi config set --secret remote-browser:apiKey`.*then import again/);
+  });
+
+  it("bounds the id of a read or a delete and never repeats a long one", async () => {
+    const huge = `vm-${"x".repeat(1024 * 1024)}`;
+    for (const attempt of [() => native().read(huge, {}, {}), () => native().read(huge, { vmId: huge, owner: "o" }, { browser: "chrome" }), () => native().delete(huge, { vmId: huge })]) {
+      const err = await thrown(attempt);
+      expect(err.code).toBe("validation");
+      expect(err.message).toMatch(/the session id is 1048579 characters long, not a session id \(at most 256\)/);
+      expect(err.message.length).toBeLessThan(300);
+    }
+    expect(t.emu.control.books().removeCalls).toBe(0);
   });
 
   it("on refresh hands back the recorded inputs as they were, secrets still wrapped, and the share link secret", async () => {
@@ -115,6 +139,11 @@ describe("check, diff, update and delete", () => {
     const { inputs, failures } = await native().check({ browser: "chrome", url: secret("https://example.com/"), colour: "blue" });
     expect(failures).toEqual([{ property: "colour", reason: expect.stringMatching(/is not an input of BrowserSession/) }]);
     expect(isSecret(inputs.url)).toBe(true);
+  });
+
+  it("looks input names up as own properties: constructor, toString and hasOwnProperty are no inputs", async () => {
+    const { failures } = await native().check({ browser: "chrome", constructor: "x", toString: "y", hasOwnProperty: "z" });
+    expect(failures.map((f) => f.property).sort()).toEqual(["constructor", "hasOwnProperty", "toString"]);
   });
 
   it("applies the field table's rules to secret inputs too", async () => {

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { Emulator, startEmulator } from "../../emulator";
-import { isSecret, reveal } from "../../native/secrets";
+import { isSecret, reveal, secret } from "../../native/secrets";
 
 /**
  * The plugin executable's native front door, spoken to over gRPC as the engine speaks to it: the calls the
@@ -54,7 +54,8 @@ async function startPlugin(engineAddress: string, onStderr: (d: Buffer) => void 
   });
   const rpc = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   const configure = new provproto.ConfigureRequest();
-  configure.setArgs(Struct.fromJavaScript({ apiKey: emu.apiKey, baseUrl: emu.apiBaseUrl }));
+  // As the engine configures it: with the inputs CheckConfig handed back, the key in its secret envelope.
+  configure.setArgs(Struct.fromJavaScript({ apiKey: secret(emu.apiKey), baseUrl: emu.apiBaseUrl }));
   const answer = await callOn(rpc, "configure", configure);
   expect(answer.getAcceptsecrets()).toBe(true);
   return { child, rpc };
@@ -167,6 +168,65 @@ describe("BrowserSession over gRPC", () => {
     expect(res.getId()).toBe(created.getId());
     expect(res.getInputs().toJavaScript()).toEqual({ browser: "brave" });
     expect(res.getProperties().toJavaScript()).not.toHaveProperty("shareUrl");
+  });
+});
+
+describe("input from the engine that is never trusted", () => {
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e) => e as { details: string },
+    );
+
+  it("a 1 MB id to Read or Delete fails with a short message that does not repeat it (the stream stays up)", async () => {
+    const huge = `vm-${"a".repeat(1024 * 1024)}`;
+    const read = new provproto.ReadRequest();
+    read.setId(huge);
+    read.setUrn(URN);
+    read.setType(TYPE);
+    read.setProperties(Struct.fromJavaScript({}));
+    const del = new provproto.DeleteRequest();
+    del.setId(huge);
+    del.setUrn(URN);
+    del.setType(TYPE);
+    del.setProperties(Struct.fromJavaScript({ vmId: huge }));
+    for (const [method, req] of [["read", read], ["delete", del]] as const) {
+      const err = await failure(call(method, req));
+      expect(err?.details, method).toMatch(/the session id is 1048579 characters long, not a session id/);
+      expect(err!.details.length, method).toBeLessThan(300);
+    }
+  });
+
+  it("Invoke of a token that is a property of every object (__proto__, constructor, toString) is an unknown function", async () => {
+    for (const tok of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
+      const req = new provproto.InvokeRequest();
+      req.setTok(tok);
+      req.setArgs(Struct.fromJavaScript({}));
+      const err = await failure(call("invoke", req));
+      expect(err?.details, tok).toMatch(new RegExp(`^unknown function ${tok} \\(the remote-browser plugin serves remote-browser:index:getImages`));
+    }
+  });
+
+  it("Configure with the key as plain stack config (pulumi import does not pass it through CheckConfig): a read by id is refused, naming the fix", async () => {
+    const created = await call("create", createRequest({ browser: "chrome" }));
+    const plain = new provproto.ConfigureRequest();
+    plain.setArgs(Struct.fromJavaScript({ apiKey: emu.apiKey, baseUrl: emu.apiBaseUrl }));
+    await call("configure", plain);
+    const read = new provproto.ReadRequest();
+    read.setId(created.getId());
+    read.setUrn(URN);
+    read.setType(TYPE);
+    read.setProperties(Struct.fromJavaScript({}));
+    try {
+      const err = await failure(call("read", read));
+      expect(err?.details).toMatch(/remote-browser:apiKey is plain stack config and the import would record it in the state in clear text.*pulumi config set --secret remote-browser:apiKey/);
+      expect(err!.details).not.toContain(emu.apiKey);
+    } finally {
+      const again = new provproto.ConfigureRequest();
+      again.setArgs(Struct.fromJavaScript({ apiKey: secret(emu.apiKey), baseUrl: emu.apiBaseUrl }));
+      await call("configure", again);
+    }
+    expect((await call("read", read)).getId()).toBe(created.getId());
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_BASE_URL, loadConfig } from "../../provider/config";
+import { DEFAULT_BASE_URL, loadConfig, secretSettingOf } from "../../provider/config";
 import * as entry from "../../provider";
 import { thrown, useEmulator } from "../helpers/emulator";
 
@@ -72,8 +72,23 @@ describe("loadConfig", () => {
       throw new Error("expected loadConfig to throw");
     })();
     expect(err.code).toBe("configuration");
-    expect(err.message).toBe('remote-browser:apiVersion must be "v8" or "v7", got "v9"');
+    expect(err.message).toBe('remote-browser:apiVersion must be "v8" or "v7" (the value given is neither; it is not repeated here)');
     expect(() => loadConfig(from({}), { REMOTE_BROWSER_API_VERSION: "8" })).toThrow(/remote-browser:apiVersion/);
+  });
+});
+
+describe("secretSettingOf: the one rule for a credential's config key, in any spelling", () => {
+  it("knows each credential as Pulumi reads it (ns:config:key is ns:key) and as a tired user types it", () => {
+    for (const key of ["remote-browser:apiKey", "remote-browser:config:apiKey", "remote-browser:apikey", "remote-browser:API_KEY", " remote-browser:api-key"]) {
+      expect(secretSettingOf(key), key).toBe("apiKey");
+    }
+    expect(secretSettingOf("remote-browser:config:idempotencySecret")).toBe("idempotencySecret");
+  });
+
+  it("leaves every other key alone", () => {
+    for (const key of ["remote-browser:baseUrl", "other:apiKey", "apiKey", "remote-browser:apiKeys", "remote-browser-x:apiKey"]) {
+      expect(secretSettingOf(key), key).toBeUndefined();
+    }
   });
 });
 

@@ -37,6 +37,22 @@ describe("credentials set as plain stack config", () => {
     expect(warnings).toEqual([expect.stringContaining("pulumi config set --secret remote-browser:idempotencySecret")]);
   });
 
+  it("also in the spellings Pulumi reads as the key (ns:config:key) and the typos the provider ignores, naming what to remove", async () => {
+    pulumi.runtime.setAllConfig({ "remote-browser:config:apiKey": "rb_test_plain", "remote-browser:api_key": "rb_test_typo" }, []);
+    await value(new BrowserSession("f", { browser: "chrome" }).urn);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^remote-browser:apiKey is set as plain .*`pulumi config set --secret remote-browser:apiKey`/),
+      expect.stringMatching(/^remote-browser:api_key is set as plain .*`pulumi config rm remote-browser:api_key`.*`pulumi config set --secret remote-browser:apiKey`/),
+    ]);
+    expect(warnings.join("\n")).not.toMatch(/rb_test_/);
+  });
+
+  it("warn of a key of the namespace that is no setting (a misspelt one is silently ignored otherwise)", async () => {
+    pulumi.runtime.setAllConfig({ "remote-browser:baseurl": "https://api.example.com/v8", "remote-browser:baseUrl": "https://api.example.com/v8", "other:x": "1" }, []);
+    await value(new BrowserSession("g", { browser: "chrome" }).urn);
+    expect(warnings).toEqual([expect.stringMatching(/^remote-browser:baseurl is not a setting of the remote-browser provider and is ignored \(its settings: apiKey, baseUrl/)]);
+  });
+
   it("say nothing when the key is a secret or not in the config at all", async () => {
     pulumi.runtime.setAllConfig({ "remote-browser:apiKey": "rb_test_secret" }, ["remote-browser:apiKey"]);
     await value(new BrowserSession("d", { browser: "chrome" }).urn);
