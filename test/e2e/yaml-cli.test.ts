@@ -14,7 +14,8 @@ import { PulumiCli, accountBooks, filesText, newAccount, pulumiInstall, yamlLang
  * ProgramTest: up, preview and refresh without changes, destroy; the emulator's books say what really
  * ran. Two programs: examples/yaml-review (BrowserSession served natively, the data sources by
  * `fn::invoke`) and the ReviewSessions component (test/e2e/programs/yaml-review-sessions). They share one
- * emulator, each with an account of its own.
+ * emulator, each with an account of its own. The example gets the README's own `npm install` in its folder;
+ * the ReviewSessions program links the e2e project's install of the same tarball (test/e2e/global-setup.ts).
  */
 const root = path.resolve(__dirname, "..", "..");
 const PREVIEW_URL = "https://pr-11.preview.example.com/";
@@ -63,9 +64,11 @@ async function noChangesThenDestroy(cli: PulumiCli, accountId: string): Promise<
   expect(await cli.resources()).toEqual([]);
 }
 
-async function stackOf(name: string, source: string, account: { runningLimit?: number } = {}) {
-  const { apiKey, accountId } = newAccount(emulator, account);
-  const cli = await yamlProject({ source, dir: path.join(base, name), stateDir: path.join(base, `${name}-state`), pulumiBin, tarball: inject("e2e").tarball });
+async function stackOf(name: string, source: string, account: { runningLimit?: number; sharedInstall?: boolean } = {}) {
+  const { apiKey, accountId } = newAccount(emulator, { runningLimit: account.runningLimit });
+  const { tarball, projectDir } = inject("e2e");
+  const sharedModules = account.sharedInstall ? path.join(projectDir, "node_modules") : undefined;
+  const cli = await yamlProject({ source, dir: path.join(base, name), stateDir: path.join(base, `${name}-state`), pulumiBin, tarball, sharedModules });
   await cli.clean(["stack", "init", "dev"]);
   await cli.clean(["config", "set", "remote-browser:baseUrl", emulator.apiBaseUrl]);
   // The key goes in on standard input, never on a command line.
@@ -134,7 +137,7 @@ describe.concurrent("YAML programs with the plain pulumi CLI and pulumi-language
   it("ReviewSessions: up starts one session per browser, preview and refresh find no change, destroy ends them, and nothing complains", async () => {
     let stack: Awaited<ReturnType<typeof stackOf>> | undefined;
     try {
-      stack = await stackOf("yaml-review-sessions", path.join(__dirname, "programs", "yaml-review-sessions"));
+      stack = await stackOf("yaml-review-sessions", path.join(__dirname, "programs", "yaml-review-sessions"), { sharedInstall: true });
       const { cli, apiKey, accountId } = stack;
 
       const up = await cli.clean(["up", "--yes"]);
