@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import { createRequire, syncBuiltinESMExports } from "node:module";
 import * as path from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { cpuMs } from "./helpers/cpu";
+import { cpuMs, kindOf } from "./helpers/profile";
 
 /**
  * Where each test file's time goes, for the report scripts/test.sh prints (scripts/test-summary.js): every
@@ -81,17 +81,4 @@ if (dir) {
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, `${process.pid}-${path.basename(file)}.json`), JSON.stringify(profile));
   });
-}
-
-/**
- * What a command is, for the report: the engine (the CLI, the runner that drives it, its plugins and hosts),
- * a build (compilers, code generators), an install (npm, pip, venvs), or other.
- */
-export function kindOf(file: string, args: string[]): "engine" | "build" | "install" | "other" {
-  const line = [file, ...args.slice(1)].join(" ");
-  const base = path.basename(file);
-  if (/^pulumi(-language-|-resource-|$)/.test(base) || /[\\/]runner[\\/]cli\.js\b/.test(line)) return "engine";
-  if (/^(npm|npx|pip3?)$/.test(base) || /npm-cli\.js|\bpip\b|python-venv\.sh|\bvenv\b/.test(line)) return "install";
-  if (/^(go|tsc|dotnet|mvn|javac|sdkgen(-.*)?)$/.test(base) || /\btsc\b|build\.sh|go-build\.sh/.test(line)) return "build";
-  return "other";
 }

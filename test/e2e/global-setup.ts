@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { TestProject } from "vitest/node";
-import { cpuMs } from "../helpers/cpu";
+import { cpuMs } from "../helpers/profile";
 import { RUN_MARKER_VAR } from "../helpers/leftovers";
 import { failOnLeftovers } from "../leftovers-setup";
 
