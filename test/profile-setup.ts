@@ -2,6 +2,7 @@ import * as childProcess from "node:child_process";
 import * as fs from "node:fs";
 import { createRequire, syncBuiltinESMExports } from "node:module";
 import * as path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll } from "vitest";
 import { cpuMs, kindOf } from "./helpers/profile";
 
@@ -65,6 +66,8 @@ if (dir) {
       ...args,
     );
   } as typeof setTimeout;
+  // util.promisify(setTimeout) resolves through this; without it the promisified wrapper would never resolve.
+  Object.defineProperty(globalThis.setTimeout, promisify.custom, { value: (setTimer as unknown as Record<symbol, unknown>)[promisify.custom] });
 
   beforeAll((suite) => {
     file = (suite as { filepath?: string }).filepath ?? "";
