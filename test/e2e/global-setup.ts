@@ -6,11 +6,13 @@ import type { TestProject } from "vitest/node";
 import { cpuMs } from "../helpers/profile";
 import { RUN_MARKER_VAR } from "../helpers/leftovers";
 import { failOnLeftovers } from "../leftovers-setup";
+import { installProject } from "./project-install";
 
 /**
  * Once per e2e run: the engine, and a fresh Pulumi project outside the repository that installs the
- * package from its `npm pack` tarball. The e2e programs run from that project, so they exercise the
- * package exactly as a user's project would, serialisation from node_modules included.
+ * package from its `npm pack` tarball (the install kept between runs while the tarball is the same:
+ * ./project-install.ts). The e2e programs run from that project, so they exercise the package exactly as a
+ * user's project would, serialisation from node_modules included.
  */
 const root = path.resolve(__dirname, "..", "..");
 
@@ -47,29 +49,11 @@ export default function setup(project: TestProject): () => Promise<void> {
   const pulumiVersion =
     process.env.PRB_E2E_PULUMI_SDK ||
     JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
-  fs.writeFileSync(
-    path.join(projectDir, "package.json"),
-    JSON.stringify(
-      {
-        name: "e2e-project",
-        private: true,
-        dependencies: { "@pulumi/pulumi": pulumiVersion, "pulumi-remote-browser": `file:${path.join(base, tarball)}` },
-      },
-      null,
-      2,
-    ),
-  );
-  timed("install", () =>
-    execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], {
-      cwd: projectDir,
-      stdio: ["ignore", "inherit", "inherit"],
-    }),
-  );
-
+  const cached = timed("install", () => installProject(projectDir, path.join(base, tarball), pulumiVersion));
   const installed = JSON.parse(fs.readFileSync(path.join(projectDir, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
   if (installed !== pulumiVersion) throw new Error(`the e2e project installed @pulumi/pulumi ${installed}, not ${pulumiVersion}`);
   const cli = execFileSync(pulumiBin, ["version"], { encoding: "utf8" }).trim();
-  console.log(`e2e: node ${process.version}, @pulumi/pulumi ${installed} (installed from npm), pulumi CLI ${cli}`);
+  console.log(`e2e: node ${process.version}, @pulumi/pulumi ${installed} (installed from npm${cached ? ", cached" : ""}), pulumi CLI ${cli}`);
 
   const profileDir = process.env.PRB_PROFILE_DIR;
   if (profileDir) {
