@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
+import { cacheRoot } from "../helpers/input-cache";
 import { run } from "../helpers/run";
 
 /**
@@ -13,7 +13,7 @@ import { run } from "../helpers/run";
  */
 const root = path.resolve(__dirname, "..", "..");
 
-const cacheDir = () => path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-remote-browser");
+const cacheDir = () => cacheRoot("");
 const hashOf = (...parts: Buffer[]) => parts.reduce((h, p) => h.update(p), createHash("sha256")).digest("hex").slice(0, 16);
 
 /** Builds the module in `mod` into `bin` (atomically: a parallel run builds its own and renames over the same). */
