@@ -21,6 +21,8 @@ describe("kindOf", () => {
     expect(kindOf("/cache/engine/v3.248.0/bin/pulumi", ["pulumi", "up"])).toBe("engine");
     expect(kindOf("/usr/bin/node", ["node", runner, "up"])).toBe("engine");
     expect(kindOf("bash", ["bash", "/repo/scripts/pr-local.sh", "--sequence"])).toBe("engine");
+    expect(kindOf("/usr/bin/node", ["node", "/repo/dist/scripts/demo.js"])).toBe("engine");
+    expect(kindOf("/usr/bin/node", ["node", "/repo/dist/bench/overhead.js", "--runs", "1"])).toBe("engine");
     expect(kindOf("npm", ["npm", "install", "--prefer-offline", "/tmp/x.tgz"])).toBe("install");
     expect(kindOf("npm", ["npm", "run", "demo"])).toBe("other");
     expect(kindOf("bash", ["bash", "/repo/scripts/python-venv.sh", "pulumi==3.248.0"])).toBe("install");
