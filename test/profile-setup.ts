@@ -11,7 +11,7 @@ import { cpuMs, kindOf } from "./helpers/profile";
  * command the file's process starts, by kind (the engine, builds, installs, other), with its wall time; the
  * timers that fired in the process (the waits); and the CPU the process and every child it waited for used.
  * Wall time on a shared machine says little on its own; CPU says what the file costs. Written only when
- * scripts/test.sh names a folder for it (PRB_PROFILE_DIR): a test run of the suite's own does not profile.
+ * scripts/test.sh names a folder for it (PRB_PROFILE_DIR): `npx vitest` on its own does not profile.
  */
 interface Interval {
   start: number;
