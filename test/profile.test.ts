@@ -27,6 +27,8 @@ describe("kindOf", () => {
     expect(kindOf("npm", ["npm", "run", "demo"])).toBe("other");
     expect(kindOf("bash", ["bash", "/repo/scripts/python-venv.sh", "pulumi==3.248.0"])).toBe("install");
     expect(kindOf("/venv/bin/python", ["python", "-m", "pip", "install", "--target", "site"])).toBe("install");
+    expect(kindOf("/cache/python/venv-0123/bin/python", ["python", "/repo/test/e2e/programs/component-python/run.py", "req.json"])).toBe("engine");
+    expect(kindOf("python3", ["python3", "-m", "compileall", "-q", "pkg"])).toBe("other");
     expect(kindOf("go", ["go", "build", "./..."])).toBe("build");
     expect(kindOf("mvn", ["mvn", "-B", "-q", "compile"])).toBe("build");
     expect(kindOf("/cache/sdkgen-0123456789abcdef", ["sdkgen", "schema.json", "out", "go"])).toBe("build");

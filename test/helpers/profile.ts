@@ -19,10 +19,11 @@ export function cpuMs(): number {
 export function kindOf(file: string, args: string[]): "engine" | "build" | "install" | "other" {
   const line = [file, ...args.slice(1)].join(" ");
   const base = path.basename(file);
-  // The runner and the repository's programs that run it (pr-local, the demo, the benchmarks) are the engine at work.
-  if (/^pulumi(-language-|-resource-|$)/.test(base) || /[\\/]runner[\\/]cli\.js\b|(scripts[\\/](pr-local|demo)|bench[\\/][\w-]+)\.(sh|ts|js)\b/.test(line)) return "engine";
+  // The runner, the repository's programs that run it (pr-local, the demo, the benchmarks) and the test programs
+  // of other languages' Automation APIs are the engine at work.
+  if (/^pulumi(-language-|-resource-|$)/.test(base) || /[\\/]runner[\\/]cli\.js\b|(scripts[\\/](pr-local|demo)|bench[\\/][\w-]+)\.(sh|ts|js)\b|[\\/]programs[\\/]\S+\.py\b/.test(line)) return "engine";
   if (/^(npm|npx)$/.test(base) || /npm-cli\.js/.test(line)) return /\b(install|ci|pack)\b/.test(line) ? "install" : "other";
-  if (/^pip3?$/.test(base) || /\bpip\b|python-venv\.sh|\bvenv\b/.test(line)) return "install";
+  if (/^pip3?$/.test(base) || /-m (pip|venv)\b|python-venv\.sh/.test(line)) return "install";
   if (/^(go|tsc|dotnet|mvn|javac|sdkgen(-.*)?)$/.test(base) || /\btsc\b|build\.sh|go-build\.sh/.test(line)) return "build";
   return "other";
 }
