@@ -33,12 +33,15 @@ case " $* " in *" --project unit "*) name+=-unit ;; *" --project e2e "*) name+=-
 report=.work/vitest-report-$name.json
 log=.work/vitest-$name.log
 failures=.work/failures-$name.txt
-rm -f "$report" "$failures"
+profile=.work/profile-$name
+rm -rf "$report" "$failures" "$profile"
+# Each test file writes where its time went (test/profile-setup.ts); the summary prints it for the slowest.
+export PRB_PROFILE_DIR="$PWD/$profile"
 # vitest's output goes through tee; keep its colours when a person is watching.
 [ -t 1 ] && export FORCE_COLOR=1
 set +e
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" 2>&1 | tee "$log"
 code=${PIPESTATUS[0]}
 set -e
-node scripts/test-summary.js "$report" "$log" "$code" "$failures"
+node scripts/test-summary.js "$report" "$log" "$code" "$failures" "$profile"
 exit $code

@@ -3,13 +3,16 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { TestProject } from "vitest/node";
+import { cpuMs } from "../helpers/profile";
 import { RUN_MARKER_VAR } from "../helpers/leftovers";
 import { failOnLeftovers } from "../leftovers-setup";
+import { installProject } from "./project-install";
 
 /**
  * Once per e2e run: the engine, and a fresh Pulumi project outside the repository that installs the
- * package from its `npm pack` tarball. The e2e programs run from that project, so they exercise the
- * package exactly as a user's project would, serialisation from node_modules included.
+ * package from its `npm pack` tarball (the install kept between runs while the tarball is the same:
+ * ./project-install.ts). The e2e programs run from that project, so they exercise the package exactly as a
+ * user's project would, serialisation from node_modules included.
  */
 const root = path.resolve(__dirname, "..", "..");
 
@@ -22,8 +25,20 @@ export default function setup(project: TestProject): () => Promise<void> {
   // The runner keeps its private backends' passphrases in the user's state folder: the suite's stay in its
   // own, removed with the rest, never in the home folder of whoever runs the tests (inherited by the workers).
   process.env.XDG_STATE_HOME = path.join(base, "user-state");
-  buildIfStale();
-  const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", base], { cwd: root, encoding: "utf8" })
+  const started = Date.now();
+  const cpuBefore = cpuMs();
+  const commands: Array<{ kind: string; start: number; end: number }> = [];
+  const timed = <T>(kind: string, work: () => T): T => {
+    const entry = { kind, start: Date.now(), end: 0 };
+    commands.push(entry);
+    try {
+      return work();
+    } finally {
+      entry.end = Date.now();
+    }
+  };
+  timed("build", () => buildIfStale());
+  const tarball = timed("install", () => execFileSync("npm", ["pack", "--silent", "--pack-destination", base], { cwd: root, encoding: "utf8" }))
     .trim()
     .split("\n")
     .pop()!;
@@ -34,28 +49,18 @@ export default function setup(project: TestProject): () => Promise<void> {
   const pulumiVersion =
     process.env.PRB_E2E_PULUMI_SDK ||
     JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
-  fs.writeFileSync(
-    path.join(projectDir, "package.json"),
-    JSON.stringify(
-      {
-        name: "e2e-project",
-        private: true,
-        dependencies: { "@pulumi/pulumi": pulumiVersion, "pulumi-remote-browser": `file:${path.join(base, tarball)}` },
-      },
-      null,
-      2,
-    ),
-  );
-  execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], {
-    cwd: projectDir,
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-
+  const cached = timed("install", () => installProject(projectDir, path.join(base, tarball), pulumiVersion));
   const installed = JSON.parse(fs.readFileSync(path.join(projectDir, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
   if (installed !== pulumiVersion) throw new Error(`the e2e project installed @pulumi/pulumi ${installed}, not ${pulumiVersion}`);
   const cli = execFileSync(pulumiBin, ["version"], { encoding: "utf8" }).trim();
-  console.log(`e2e: node ${process.version}, @pulumi/pulumi ${installed} (installed from npm), pulumi CLI ${cli}`);
+  console.log(`e2e: node ${process.version}, @pulumi/pulumi ${installed} (installed from npm${cached ? ", cached" : ""}), pulumi CLI ${cli}`);
 
+  const profileDir = process.env.PRB_PROFILE_DIR;
+  if (profileDir) {
+    fs.mkdirSync(profileDir, { recursive: true });
+    const profile = { file: "(e2e setup)", wallMs: Date.now() - started, cpuMs: cpuMs() - cpuBefore, commands, timers: [] };
+    fs.writeFileSync(path.join(profileDir, "e2e-setup.json"), JSON.stringify(profile));
+  }
   project.provide("e2e", { projectDir, pulumiBin, tarball: path.join(base, tarball) });
   return async () => {
     // Also the processes started with an environment of their own: those that work in the project folder.

@@ -7,7 +7,7 @@ import { Emulator, startEmulator } from "../../emulator";
 import { IMAGES } from "../../emulator/catalog";
 import { isRunning } from "../helpers/processes";
 import { childPids, commandOf, until } from "./harness";
-import { PulumiCli, accountBooks, filesText, installPackage, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
+import { PulumiCli, accountBooks, filesText, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
 
 /**
  * BrowserSession, the data sources and the provider's settings served natively by the plugin, from Pulumi
@@ -15,8 +15,9 @@ import { PulumiCli, accountBooks, filesText, installPackage, newAccount, pulumiI
  * explicit provider, `pulumi import` of a session started elsewhere, `customTimeouts.create`, and a wrong
  * key or setting refused at preview. The programs are in test/e2e/programs/native-yaml; each test has a
  * stack of its own and, on the shared emulator, accounts of its own, so the tests run at once and each
- * reads its own accounts' share of the books. The plugin comes from the packed package, installed once
- * by npm and linked into each program's copy, where the program's Pulumi.yaml declares it.
+ * reads its own accounts' share of the books. The plugin comes from the packed package as npm installed it
+ * into the e2e project (test/e2e/global-setup.ts), linked into each program's copy, where the program's
+ * Pulumi.yaml declares it; yaml-cli.test.ts runs the README's own `npm install` in a program folder.
  */
 const programs = path.join(__dirname, "programs", "native-yaml");
 const BROWSER_SESSION = "remote-browser:index:BrowserSession";
@@ -28,11 +29,7 @@ let modules: string;
 beforeAll(async () => {
   base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-native-yaml-"));
   pulumiBin = pulumiInstall(path.join(base, "pulumi", "bin"), inject("e2e").pulumiBin, yamlLanguageHost());
-  const install = path.join(base, "install");
-  fs.mkdirSync(install);
-  fs.writeFileSync(path.join(install, "package.json"), JSON.stringify({ name: "native-yaml-install", private: true }));
-  await installPackage(install, inject("e2e").tarball);
-  modules = path.join(install, "node_modules");
+  modules = path.join(inject("e2e").projectDir, "node_modules");
   emulator = await startEmulator({ prepMs: 300 });
 });
 afterAll(async () => {

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { Emulator, startEmulator } from "../../emulator";
 import { IMAGES } from "../../emulator/catalog";
-import { PulumiCli, accountBooks, filesText, installPackage, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
+import { PulumiCli, accountBooks, filesText, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
 
 /**
  * YAML programs as a user runs them: a copy of the program folder with the packed package installed by
@@ -15,7 +15,8 @@ import { PulumiCli, accountBooks, filesText, installPackage, newAccount, pulumiI
  * ProgramTest: up, preview and refresh without changes, destroy; the emulator's books say what really
  * ran. Two programs: examples/yaml-review (BrowserSession served natively, the data sources by
  * `fn::invoke`) and the ReviewSessions component (test/e2e/programs/yaml-review-sessions). They share one
- * emulator, each with an account of its own.
+ * emulator, each with an account of its own. The example gets the README's own `npm install` in its folder;
+ * the ReviewSessions program links the e2e project's install of the same tarball (test/e2e/global-setup.ts).
  */
 const root = path.resolve(__dirname, "..", "..");
 const PREVIEW_URL = "https://pr-11.preview.example.com/";
@@ -135,12 +136,10 @@ describe.concurrent("YAML programs with the plain pulumi CLI and pulumi-language
   it("ReviewSessions: up starts one session per browser, preview and refresh find no change, destroy ends them, and nothing complains", async () => {
     let stack: Awaited<ReturnType<typeof stackOf>> | undefined;
     try {
-      // The plugin installed in a folder of its own: the program's folder has no node_modules, no
-      // package.json, nothing above it either -- the sessions are the plugin's own resources.
-      const pluginHome = path.join(base, "plugin-home");
-      fs.mkdirSync(pluginHome);
-      await installPackage(pluginHome, inject("e2e").tarball);
-      stack = await stackOf("yaml-review-sessions", path.join(__dirname, "programs", "yaml-review-sessions"), {}, path.join(pluginHome, "node_modules", ".bin"));
+      // The plugin from the e2e project's install, outside the program's folder: the program's folder has no
+      // node_modules, no package.json, nothing above it either -- the sessions are the plugin's own resources.
+      const pluginDir = path.join(inject("e2e").projectDir, "node_modules", ".bin");
+      stack = await stackOf("yaml-review-sessions", path.join(__dirname, "programs", "yaml-review-sessions"), {}, pluginDir);
       expect(fs.readdirSync(stack.cli.dir).sort()).toEqual(["Pulumi.dev.yaml", "Pulumi.yaml"]);
       const { cli, apiKey, accountId } = stack;
 

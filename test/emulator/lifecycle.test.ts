@@ -144,15 +144,21 @@ describe("session lifecycle", () => {
 
 describe("GET /v8/vm/data", () => {
   it("returns only the asked session with the documented fields", async () => {
-    await h.create();
-    const a = await h.create({ browser: "firefox" });
-    const d = await h.get(`/v8/vm/data?id=${a.body.vmId}`);
-    expect(d.body.status).toBe("ok");
-    expect(d.body.data).toHaveLength(1);
-    const entry = d.body.data[0];
-    expect(entry.name).toBe("Mozilla Firefox");
-    expect(entry.status).toBe("starting");
-    expect(entry.created).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    // Held, so that a loaded machine cannot finish the preparation before the look (it did, twice, in full runs).
+    h.emu.control.preparation({ paused: true });
+    try {
+      await h.create();
+      const a = await h.create({ browser: "firefox" });
+      const d = await h.get(`/v8/vm/data?id=${a.body.vmId}`);
+      expect(d.body.status).toBe("ok");
+      expect(d.body.data).toHaveLength(1);
+      const entry = d.body.data[0];
+      expect(entry.name).toBe("Mozilla Firefox");
+      expect(entry.status).toBe("starting");
+      expect(entry.created).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    } finally {
+      h.emu.control.preparation({ paused: false });
+    }
   });
 
   it("masks the middle of the id but keeps the prefix and the last four characters", async () => {
