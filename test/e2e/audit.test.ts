@@ -6,7 +6,7 @@ import { startEmulator } from "../../emulator";
 import type { Emulator } from "../../emulator";
 import { engineEnvironment } from "../../runner/environment";
 import { Postgres, startPostgres } from "../helpers/postgres";
-import { run } from "../helpers/run";
+import { run } from "../../release/run";
 import { E2E_PASSPHRASE, childPids, commandOf, until, withStack } from "./harness";
 import type { E2EStack } from "./harness";
 

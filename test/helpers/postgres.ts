@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import * as path from "node:path";
-import { run } from "./run";
+import { run } from "../../release/run";
 
 /** A PostgreSQL server on loopback for a shared Pulumi backend, from the project's script. */
 export interface Postgres {
