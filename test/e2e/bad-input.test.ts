@@ -58,7 +58,7 @@ const ROWS: Row[] = [
   { name: "API version 7 with a city code", args: { ...chrome, country: "us-dal" }, config: { "remote-browser:apiVersion": "v7" }, message: /country.*API version 7 takes a lower-case two-letter country code such as us or de, got "us-dal"/ },
   { name: "API version 7 with an upper-case country", args: { ...chrome, country: "US" }, config: { "remote-browser:apiVersion": "v7" }, message: /country.*API version 7 takes a lower-case two-letter country code/ },
   { name: "an API version that does not exist", args: chrome, config: { "remote-browser:apiVersion": "v9" }, message: /remote-browser:apiVersion must be "v8" or "v7" \(the value given is neither; it is not repeated here\)/ },
-  { name: "the key over plain HTTP to a remote host", args: chrome, baseUrl: "http://api.example.com/v8", message: /refusing to send the API key over plain HTTP to api\.example\.com/ },
+  { name: "the key over plain HTTP to a remote host", args: chrome, baseUrl: "http://api.example.com/v8", message: /baseUrl \(or REMOTE_BROWSER_BASE_URL\) is plain http:\/\/ to a host other than this machine, and the API key must not travel unencrypted/ },
   { name: "a key without a base URL", args: chrome, baseUrl: "", message: /an API key is configured \(remote-browser:apiKey or REMOTE_BROWSER_API_KEY\) but no service address: set remote-browser:baseUrl or REMOTE_BROWSER_BASE_URL/ },
 ];
 
