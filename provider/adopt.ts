@@ -4,8 +4,9 @@ import { ImportError } from "./errors";
 import { DEFAULT_READY_TIMEOUT_SECONDS } from "./fields";
 import type { SessionInputs, SessionOutputs } from "./fields";
 import { describe } from "./create";
+import type { CreateOptions } from "./create";
 import { fromEntry, mirrorInputs } from "./outputs";
-import { sessionProgress, urnOf } from "./progress";
+import { sessionProgress } from "./progress";
 import { waitForRunning } from "./wait";
 
 /**
@@ -17,6 +18,7 @@ export async function adoptV8(
   ctx: ProviderContext,
   inputs: SessionInputs & Record<string, unknown>,
   vmId: string,
+  opts: Pick<CreateOptions, "urn"> = {},
 ): Promise<{ id: string; outs: SessionOutputs }> {
   const client = ctx.api();
   const { entry, owner } = await sessionToTakeOver(ctx, vmId, inputs.browser, `importing ${vmId}`);
@@ -31,7 +33,7 @@ export async function adoptV8(
     now: ctx.clock.now,
     engineAlive: ctx.engineAlive,
     cancelled: ctx.cancelled,
-    onProgress: sessionProgress(urnOf(inputs)).waiting,
+    onProgress: sessionProgress(opts.urn).waiting,
   });
   if (outcome.kind !== "running") throw new ImportError(`importing ${vmId}: it did not reach running (${describe(outcome)})`, { vmId });
   return { id: vmId, outs: { ...outs, ...fromEntry(outcome.entry) } };

@@ -2,7 +2,7 @@ import type { CreateRequest } from "../client";
 import { createWhenCapacity } from "./capacity";
 import type { ProviderContext } from "./context";
 import { warn } from "./diagnostics";
-import { sessionName, sessionProgress, urnOf } from "./progress";
+import { sessionName, sessionProgress } from "./progress";
 import {
   CancelledError,
   EndedWhileStartingError,
@@ -26,8 +26,18 @@ import { WaitOutcome, waitForRunning } from "./wait";
 type Created = { id: string; outs: SessionOutputs };
 type Inputs = SessionInputs & Record<string, unknown>;
 
-/** What the engine adds to a create beyond the inputs. */
+/** What a front knows about the resource beyond its inputs. */
 export interface CreateOptions {
+  /**
+   * The resource's identity in its stack, the same for every attempt to create this generation (in this
+   * run or the one after a killed update): the seed of its derived idempotency key. Without one, the key
+   * is drawn at random, and a killed update's session cannot be adopted.
+   */
+  seed?: string;
+  /** The resource's URN: the row of the engine's display its progress and warnings go to. */
+  urn?: string;
+  /** Take over this running session (the `import` resource option) instead of starting one. */
+  adoptVmId?: string;
   /**
    * The resource's `customTimeouts.create`, in seconds, where the engine passes it (the plugin's
    * front door; a dynamic provider is never told). It bounds the whole create, capacity wait included,
@@ -38,8 +48,8 @@ export interface CreateOptions {
 
 /** Create: adopts the session named by the `import` option, or starts one the configured version's way. */
 export async function create(ctx: ProviderContext, inputs: Inputs, opts: CreateOptions = {}): Promise<Created> {
-  const { id, outs } = inputs.__adoptVmId
-    ? await ctx.version().adopt(ctx, inputs, inputs.__adoptVmId)
+  const { id, outs } = opts.adoptVmId
+    ? await ctx.version().adopt(ctx, inputs, opts.adoptVmId, opts)
     : await ctx.version().create(ctx, inputs, opts);
   // The engine's wire format has no `undefined`: absent fields are left out.
   return { id, outs: withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs };
@@ -70,12 +80,12 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
   const userKey = inputs.idempotencyKey;
   // Known before any session starts: a key whose account cannot be read starts nothing.
   const owner = await ctx.owner();
-  const baseKey = userKey ?? generationKey(inputs.__seed, undefined, inputs, ctx.cfg().idempotencySecret);
+  const baseKey = userKey ?? generationKey(opts.seed, undefined, inputs, ctx.cfg().idempotencySecret);
   const capacityWaitSeconds = inputs.waitForCapacitySeconds ?? ctx.cfg().waitForCapacitySeconds;
   // The engine's bound covers the whole create: a queue for capacity may not outlast it.
   const capacityWaitMs = limit.by === "customTimeouts.create" ? Math.min(capacityWaitSeconds * 1000, timeoutMs) : capacityWaitSeconds * 1000;
   // Progress and warnings go to this resource's own row in the engine's display.
-  const urn = urnOf(inputs);
+  const { urn } = opts;
   const progress = sessionProgress(urn);
 
   for (let step = 0; step < MAX_KEY_STEPS; step++) {
@@ -133,7 +143,7 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
     } catch (err) {
       // The session exists but its status could not be read: thrown as is, the engine would forget it.
       if (!ctx.engineAlive()) throw err;
-      return failAndRemove(ctx, inputs, outs, {
+      return failAndRemove(ctx, outs, {
         Failure: StatusUnreadableError,
         why: `waiting for session ${vmId} to run failed: ${errorText(err)}`,
       });
@@ -164,7 +174,7 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
         return { id: vmId, outs: running };
       }
       case "remove":
-        return failAndRemove(ctx, inputs, verdict.entry ? { ...outs, ...fromEntry(verdict.entry) } : outs, verdict);
+        return failAndRemove(ctx, verdict.entry ? { ...outs, ...fromEntry(verdict.entry) } : outs, verdict);
       case "fail":
         throw new verdict.Failure(verdict.why, { vmId });
     }
@@ -249,7 +259,6 @@ export function settlement(
 /** Ends a session that cannot be handed over, then fails; if ending fails too, the engine keeps the id. */
 async function failAndRemove(
   ctx: ProviderContext,
-  inputs: Record<string, unknown>,
   outs: SessionOutputs,
   f: { Failure: FailureClass; why: string },
 ): Promise<never> {
@@ -263,9 +272,7 @@ async function failAndRemove(
       {
         vmId: outs.vmId,
         cause: err,
-        // Outputs of a failed create are stored as they are given: the stored provider must be among
-        // them, or the later destroy could not load it.
-        properties: withoutNulls({ ...kept, status: "unknown", __provider: inputs.__provider } as unknown as Record<string, unknown>),
+        properties: withoutNulls({ ...kept, status: "unknown" } as unknown as Record<string, unknown>),
       },
     );
   }

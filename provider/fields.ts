@@ -178,9 +178,6 @@ export const OUTPUTS = {
   __idempotencyKey: { type: "string", secret: true, hidden: true, doc: "The idempotency key the session was started under." },
 } as const satisfies Record<string, OutputField>;
 
-/** Fields the SDK sets that the user does not: the resource's identity and the import option. */
-export const HIDDEN_INPUTS = ["__seed", "__adoptVmId"] as const;
-
 export type InputName = keyof typeof INPUTS;
 export type OutputName = keyof typeof OUTPUTS;
 
@@ -195,17 +192,14 @@ export const REPLACING_INPUTS = inputsWhere((f) => f.onChange === "replace");
 export const IN_PLACE_INPUTS = inputsWhere((f) => f.onChange === "in-place");
 /** Outputs kept secret in the state (the SDK's additionalSecretOutputs). */
 export const SECRET_OUTPUTS = names(OUTPUTS).filter((n) => (OUTPUTS[n] as OutputField).secret === true);
+/** Outputs recorded for the dynamic resource's own use, which the plugin's resource does not keep. */
+export const HIDDEN_OUTPUTS = names(OUTPUTS).filter((n) => (OUTPUTS[n] as OutputField).hidden === true);
 
 type TsType<T extends FieldType> = T extends "string" ? string : T extends "number" ? number : boolean;
 
-/** Inputs as the engine hands them over (after check), including the SDK's hidden fields. */
+/** A session's inputs, as check passed them. */
 export type SessionInputs = { browser: string } & {
   [K in Exclude<InputName, "browser">]?: TsType<(typeof INPUTS)[K]["type"]>;
-} & {
-  /** Identity of the resource in its stack (project/stack/name), set by the SDK; seeds the idempotency key. */
-  __seed?: string;
-  /** Set from the `import` resource option: take over this running session instead of starting one. */
-  __adoptVmId?: string;
 };
 
 /** What the provider records for a session: every input, plus what the service said about it. */

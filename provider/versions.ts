@@ -2,7 +2,6 @@ import type { AccountAnswer, RemoteBrowserClient, V7AccountAnswer, V7CreateReque
 import type { ApiVersion } from "../client";
 import type { ProviderContext } from "./context";
 import { warn } from "./diagnostics";
-import { urnOf } from "./progress";
 import type { SessionInputs, SessionOutputs } from "./fields";
 import { apiRequest, createV8 } from "./create";
 import type { CreateOptions } from "./create";
@@ -26,7 +25,7 @@ export interface ApiVersionBehaviour {
   readonly hasCatalog: boolean;
   account(client: RemoteBrowserClient): Promise<AccountAnswer | V7AccountAnswer>;
   create(ctx: ProviderContext, inputs: SessionInputs & Record<string, unknown>, opts?: CreateOptions): Promise<{ id: string; outs: SessionOutputs }>;
-  adopt(ctx: ProviderContext, inputs: SessionInputs & Record<string, unknown>, vmId: string): Promise<{ id: string; outs: SessionOutputs }>;
+  adopt(ctx: ProviderContext, inputs: SessionInputs & Record<string, unknown>, vmId: string, opts?: CreateOptions): Promise<{ id: string; outs: SessionOutputs }>;
   read(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<ReadResult>;
   delete(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<void>;
 }
@@ -45,12 +44,12 @@ const v7: ApiVersionBehaviour = {
   name: "v7",
   hasCatalog: false,
   account: (client) => client.v7.account(),
-  async create(ctx, inputs) {
+  async create(ctx, inputs, opts = {}) {
     const { egress: _e, idempotencyKey: _k, ...rest } = apiRequest(inputs);
     const owner = await ctx.owner();
     const answer = await ctx.api().v7.createSession(rest as V7CreateRequest);
     await warn(
-      urnOf(inputs),
+      opts.urn,
       `BrowserSession ${answer.vmId} was started with API version 7, which has no status or end operation: ` +
         "it was not waited for, refresh cannot see it and destroy cannot end it (use apiVersion v8)",
     );
