@@ -1,4 +1,3 @@
-import { readById } from "../provider/adopt";
 import { check } from "../provider/check";
 import type { Failure } from "../provider/check";
 import type { ProviderContext } from "../provider/context";
@@ -10,7 +9,7 @@ import type { SessionInputs } from "../provider/fields";
 import { ConfigError } from "../provider/errors";
 import { checkSessionId } from "../provider/ids";
 import { withoutNulls } from "../provider/outputs";
-import { read } from "../provider/read";
+import { read, readById } from "../provider/read";
 import { reveal, unwrapProperties, wrapSecrets } from "./secrets";
 
 /** The resource's type token in the plugin's schema. */

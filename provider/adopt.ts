@@ -39,34 +39,16 @@ export async function adoptV8(
   return { id: vmId, outs: { ...outs, ...fromEntry(outcome.entry) } };
 }
 
-/**
- * Read by id alone, as the engine does for `pulumi import` and a resource's `get` (`doing` says which, in
- * the caller's words): the session's state, and
- * the inputs that declare it -- its browser, the one input the status operation lets us recover. A
- * session that is unknown to the configured key's account, or has ended, fails the read: importing it
- * would put a session in the stack that the next refresh drops.
- */
-export async function readById(
-  ctx: ProviderContext,
-  vmId: string,
-  doing: string,
-): Promise<{ inputs: SessionInputs; outs: SessionOutputs }> {
-  if (ctx.version().name !== "v8") throw new ImportError(`${doing}: API version 7 has no status operation`, { vmId });
-  const { entry, image, owner } = await sessionToTakeOver(ctx, vmId, undefined, doing);
-  if (!image) {
-    throw new ImportError(`${doing}: it runs "${entry.name}", which is not among the service's browser images, so its browser input cannot be given`, {
-      vmId,
-    });
-  }
-  const inputs: SessionInputs = { browser: image.id };
-  return { inputs, outs: { ...inputs, vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner } };
+/** Version 7 has no status operation: there is nothing to take over by. */
+export async function adoptV7(_ctx: ProviderContext, _inputs: SessionInputs, vmId: string): Promise<never> {
+  throw new ImportError(`importing ${vmId}: API version 7 has no status operation`, { vmId });
 }
 
 /**
  * The session to take over, checked: known to the key's account, not ended, and running `browser` when
  * given. `doing` says what the user asked for, in their words (an import, a `get`).
  */
-async function sessionToTakeOver(ctx: ProviderContext, vmId: string, browser: string | undefined, doing: string) {
+export async function sessionToTakeOver(ctx: ProviderContext, vmId: string, browser: string | undefined, doing: string) {
   const owner = await ctx.owner();
   const entry = await ctx.api().session(vmId);
   if (!entry) {

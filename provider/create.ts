@@ -1,4 +1,4 @@
-import type { CreateRequest } from "../client";
+import type { CreateRequest, V7CreateRequest } from "../client";
 import { createWhenCapacity } from "./capacity";
 import type { ProviderContext } from "./context";
 import { warn } from "./diagnostics";
@@ -180,6 +180,33 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
     }
   }
   throw new IdempotencyKeysExhaustedError(`no fresh idempotency key found after ${MAX_KEY_STEPS} ended sessions of this resource`);
+}
+
+/**
+ * Version 7: one create, not waited for -- the version has no status or end operation -- and no
+ * idempotency key, which it does not take.
+ */
+export async function createV7(ctx: ProviderContext, inputs: Inputs, opts: CreateOptions = {}): Promise<Created> {
+  const { egress: _e, idempotencyKey: _k, ...rest } = apiRequest(inputs);
+  const owner = await ctx.owner();
+  const answer = await ctx.api().v7.createSession(rest as V7CreateRequest);
+  await warn(
+    opts.urn,
+    `BrowserSession ${answer.vmId} was started with API version 7, which has no status or end operation: ` +
+      "it was not waited for, refresh cannot see it and destroy cannot end it (use apiVersion v8)",
+  );
+  return {
+    id: answer.vmId,
+    outs: {
+      ...mirrorInputs(inputs),
+      vmId: answer.vmId,
+      shareUrl: answer.shareUrl,
+      shareUrlPath: answer.shareUrlPath,
+      status: "starting",
+      apiVersion: "v7",
+      owner,
+    },
+  };
 }
 
 /** How long a create may wait, and which setting says so. */

@@ -1,6 +1,7 @@
 import { isRemoteBrowserError } from "../client";
 import type { SessionEntry } from "../client";
 import type { ProviderContext } from "./context";
+import { warn } from "./diagnostics";
 import { SessionKeptError } from "./errors";
 import { assertSameOwner } from "./owner";
 import type { OwnerIdentity } from "./owner";
@@ -48,6 +49,11 @@ export async function deleteV8(ctx: ProviderContext, id: string, props: Record<s
     }
     throw keptInStack(id, err);
   }
+}
+
+/** Version 7 cannot end sessions: destroy says so and lets the resource go. */
+export async function deleteV7(_ctx: ProviderContext, id: string): Promise<void> {
+  await warn(undefined, `BrowserSession ${id} was started with API version 7, which cannot end sessions: end it in the service's console`);
 }
 
 function keptInStack(id: string, err: unknown): SessionKeptError {
