@@ -4,7 +4,7 @@ import type { ProviderContext } from "../provider/context";
 import { create } from "../provider/create";
 import { del } from "../provider/delete";
 import { diff, update } from "../provider/diff";
-import { HIDDEN_OUTPUTS, INPUTS, SECRET_OUTPUTS } from "../provider/fields";
+import { INPUTS, SECRET_OUTPUTS } from "../provider/fields";
 import type { SessionInputs } from "../provider/fields";
 import { ConfigError } from "../provider/errors";
 import { checkSessionId } from "../provider/ids";
@@ -16,15 +16,13 @@ import { reveal, unwrapProperties, wrapSecrets } from "./secrets";
 export const BROWSER_SESSION = "remote-browser:index:BrowserSession";
 
 /**
- * Names starting with `__` are bookkeeping (the engine's, or the dynamic resource's), never an input of
- * this resource: check lets them pass and keeps them out of the state.
+ * Names starting with `__` are bookkeeping -- the engine's, or the dynamic resource's (its stored code,
+ * seed, URN and idempotency key, found in the state of a session moved over from it) -- never an input or
+ * output of this resource: check lets them pass, and none is kept in the state.
  */
 const isBookkeeping = (name: string) => name.startsWith("__");
 
 const omit = (o: Record<string, unknown>, drop: (name: string) => boolean) => Object.fromEntries(Object.entries(o).filter(([k]) => !drop(k)));
-
-/** Outputs the dynamic resource records for its own use (its idempotency key, derived again when needed). */
-const hiddenOutput = (name: string) => (HIDDEN_OUTPUTS as readonly string[]).includes(name);
 
 /**
  * BrowserSession served by the plugin: the engine's calls, mapped onto the same core as the dynamic
@@ -112,7 +110,7 @@ export class NativeBrowserSessions {
 
   /** Outputs as the state keeps them: the share link secret, and each output whose input was secret. */
   private outputs(outs: Record<string, unknown>, secretInputs: Iterable<string>): Record<string, unknown> {
-    return wrapSecrets(withoutNulls(omit(outs, hiddenOutput)), [...SECRET_OUTPUTS, ...secretInputs]);
+    return wrapSecrets(withoutNulls(omit(outs, isBookkeeping)), [...SECRET_OUTPUTS, ...secretInputs]);
   }
 }
 

@@ -192,8 +192,6 @@ export const REPLACING_INPUTS = inputsWhere((f) => f.onChange === "replace");
 export const IN_PLACE_INPUTS = inputsWhere((f) => f.onChange === "in-place");
 /** Outputs kept secret in the state (the SDK's additionalSecretOutputs). */
 export const SECRET_OUTPUTS = names(OUTPUTS).filter((n) => (OUTPUTS[n] as OutputField).secret === true);
-/** Outputs recorded for the dynamic resource's own use, which the plugin's resource does not keep. */
-export const HIDDEN_OUTPUTS = names(OUTPUTS).filter((n) => (OUTPUTS[n] as OutputField).hidden === true);
 
 type TsType<T extends FieldType> = T extends "string" ? string : T extends "number" ? number : boolean;
 
