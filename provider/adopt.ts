@@ -1,13 +1,12 @@
 import { ENDED_STATES } from "../client";
+import type { ApiVersion } from "../client";
 import type { ProviderContext } from "./context";
 import { ImportError } from "./errors";
 import { DEFAULT_READY_TIMEOUT_SECONDS } from "./fields";
 import type { SessionInputs, SessionOutputs } from "./fields";
-import { describe } from "./create";
-import type { CreateOptions } from "./create";
 import { fromEntry, mirrorInputs } from "./outputs";
 import { sessionProgress } from "./progress";
-import { waitForRunning } from "./wait";
+import { describe, waitForRunning } from "./wait";
 
 /**
  * Import: takes over a session that was started elsewhere, by the configured key's account. The status
@@ -18,7 +17,8 @@ export async function adoptV8(
   ctx: ProviderContext,
   inputs: SessionInputs & Record<string, unknown>,
   vmId: string,
-  opts: Pick<CreateOptions, "urn"> = {},
+  /** The resource's URN: the row of the engine's display its progress goes to. */
+  opts: { urn?: string } = {},
 ): Promise<{ id: string; outs: SessionOutputs }> {
   const client = ctx.api();
   const { entry, owner } = await sessionToTakeOver(ctx, vmId, inputs.browser, `importing ${vmId}`);
@@ -43,6 +43,9 @@ export async function adoptV8(
 export async function adoptV7(_ctx: ProviderContext, _inputs: SessionInputs, vmId: string): Promise<never> {
   throw new ImportError(`importing ${vmId}: API version 7 has no status operation`, { vmId });
 }
+
+/** Import, by the configured version. */
+export const ADOPT: Record<ApiVersion, typeof adoptV8> = { v8: adoptV8, v7: adoptV7 };
 
 /**
  * The session to take over, checked: known to the key's account, not ended, and running `browser` when

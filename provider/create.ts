@@ -1,4 +1,5 @@
-import type { CreateRequest, V7CreateRequest } from "../client";
+import type { ApiVersion, CreateRequest, V7CreateRequest } from "../client";
+import { ADOPT } from "./adopt";
 import { createWhenCapacity } from "./capacity";
 import type { ProviderContext } from "./context";
 import { warn } from "./diagnostics";
@@ -21,7 +22,7 @@ import { API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS } from "./fields";
 import type { SessionInputs, SessionOutputs } from "./fields";
 import { generationKey, successorKey } from "./keys";
 import { errorText, fromEntry, mirrorInputs, withoutNulls } from "./outputs";
-import { WaitOutcome, waitForRunning } from "./wait";
+import { WaitOutcome, describe, waitForRunning } from "./wait";
 
 type Created = { id: string; outs: SessionOutputs };
 type Inputs = SessionInputs & Record<string, unknown>;
@@ -49,11 +50,16 @@ export interface CreateOptions {
 /** Create: adopts the session named by the `import` option, or starts one the configured version's way. */
 export async function create(ctx: ProviderContext, inputs: Inputs, opts: CreateOptions = {}): Promise<Created> {
   const { id, outs } = opts.adoptVmId
-    ? await ctx.version().adopt(ctx, inputs, opts.adoptVmId, opts)
-    : await ctx.version().create(ctx, inputs, opts);
+    ? await ADOPT[ctx.version().name](ctx, inputs, opts.adoptVmId, opts)
+    : await CREATE[ctx.version().name](ctx, inputs, opts);
   // The engine's wire format has no `undefined`: absent fields are left out.
   return { id, outs: withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs };
 }
+
+const CREATE: Record<ApiVersion, (ctx: ProviderContext, inputs: Inputs, opts: CreateOptions) => Promise<Created>> = {
+  v8: createV8,
+  v7: createV7,
+};
 
 /**
  * How far before the service's answer a failed session's start must lie for it to be an earlier one.
@@ -323,8 +329,4 @@ function isStaleReplay(outcome: WaitOutcome, answeredAt: number): boolean {
   if (outcome.kind !== "failed") return false;
   const created = Date.parse(outcome.entry.created);
   return Number.isFinite(created) && created < answeredAt - REPLAY_SKEW_MS;
-}
-
-export function describe(outcome: WaitOutcome): string {
-  return "entry" in outcome ? `state "${outcome.entry.status}"` : outcome.kind;
 }

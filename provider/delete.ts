@@ -1,5 +1,5 @@
 import { isRemoteBrowserError } from "../client";
-import type { SessionEntry } from "../client";
+import type { ApiVersion, SessionEntry } from "../client";
 import type { ProviderContext } from "./context";
 import { warn } from "./diagnostics";
 import { SessionKeptError } from "./errors";
@@ -10,8 +10,13 @@ import { unprovenOwner } from "./unproven";
 
 /** Destroy, by the version the session was started with. `props` are the recorded outputs. */
 export function del(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<void> {
-  return ctx.versionOf(props).delete(ctx, id, props);
+  return DELETE[ctx.versionOf(props).name](ctx, id, props);
 }
+
+const DELETE: Record<ApiVersion, (ctx: ProviderContext, id: string, props: Record<string, unknown>) => Promise<void>> = {
+  v8: deleteV8,
+  v7: deleteV7,
+};
 
 /**
  * Version 8: ends the session. One the service does not know counts as gone -- if the account that made

@@ -1,4 +1,5 @@
 import { ENDED_STATES } from "../client";
+import type { ApiVersion } from "../client";
 import { sessionToTakeOver } from "./adopt";
 import type { ProviderContext } from "./context";
 import { warn } from "./diagnostics";
@@ -19,8 +20,13 @@ export interface ReadResult {
  * props; the SDK turns imports into adoptions instead.)
  */
 export function read(ctx: ProviderContext, id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {
-  return ctx.versionOf(props).read(ctx, id, props);
+  return READ[ctx.versionOf(props).name](ctx, id, props);
 }
+
+const READ: Record<ApiVersion, (ctx: ProviderContext, id: string, props: Record<string, unknown>) => Promise<ReadResult>> = {
+  v8: readV8,
+  v7: readV7,
+};
 
 /**
  * Version 8: the session's state from the service. A session that has ended, failed or that the service
