@@ -56,6 +56,18 @@ export function reaches(graph: ImportGraph, from: string, to: string): string[] 
   return out;
 }
 
+/** Imports between top-level folders (a root file counts as its name without `.ts`), as `from -> to`. */
+export function folderEdges(graph: ImportGraph): Set<string> {
+  const edges = new Set<string>();
+  for (const [m, deps] of graph) {
+    for (const d of deps) {
+      const [from, to] = [m.split("/")[0]!, d.split("/")[0]!];
+      if (from !== to) edges.add(`${from} -> ${to}`);
+    }
+  }
+  return edges;
+}
+
 function tsFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
