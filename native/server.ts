@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Provider } from "@pulumi/pulumi/provider";
 import { warn } from "../provider/diagnostics";
-import { sdkRequire } from "../provider/pulumiSdk";
+import { interceptProviderService, pulumiModules } from "../provider/sdkInternals";
 import { ProviderContext } from "../provider/context";
 import { parseSessionsArgs, sessionsResult } from "../provider/dataSources";
 import { invoke } from "./functions";
@@ -26,19 +26,6 @@ type Callback = (err: unknown, value?: unknown, metadata?: unknown) => void;
 type Call = { request: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Handler = (call: Call, callback: Callback) => void;
 
-/** The modules of the installed @pulumi/pulumi that its provider server is built on, loaded as it loads them. */
-export function pulumiModules(load: (id: string) => any = sdkRequire) { // eslint-disable-line @typescript-eslint/no-explicit-any
-  return {
-    grpc: load("@grpc/grpc-js"),
-    service: load("./proto/provider_grpc_pb").ResourceProviderService,
-    proto: load("./proto/provider_pb"),
-    plugin: load("./proto/plugin_pb"),
-    status: load("./proto/status_pb"),
-    struct: load("google-protobuf/google/protobuf/struct_pb"),
-    any: load("google-protobuf/google/protobuf/any_pb"),
-    empty: load("google-protobuf/google/protobuf/empty_pb"),
-  };
-}
 type Modules = ReturnType<typeof pulumiModules>;
 
 /** Plain JSON: the wire format has no `undefined`, which protobuf's Struct refuses. */
@@ -247,29 +234,9 @@ function typeOf(req: { getType?: () => string; getUrn?: () => string }): string 
  */
 export async function serveNative(components: Provider, args: string[], ctx?: ProviderContext): Promise<void> {
   const m = pulumiModules();
-  // Loaded here, from the same installed copy whose gRPC module is extended below.
-  const { main } = sdkRequire("./provider") as typeof import("@pulumi/pulumi/provider");
-  const server = m.grpc.Server.prototype;
-  const addService = server.addService;
-  let extended = false;
-  server.addService = function (this: unknown, service: unknown, implementation: Record<string, Handler>) {
-    if (service === m.service && !extended) {
-      const sdk: Record<string, Handler> = {};
-      for (const name of ["check", "diff", "create", "read", "update", "delete"]) {
-        sdk[name] = (implementation[name] as Handler).bind(implementation);
-      }
-      Object.assign(implementation, nativeHandlers(m, sdk, ctx));
-      extended = true;
-    }
-    return addService.call(this, service, implementation);
-  };
-  let serving: Promise<void>;
-  try {
-    // `main` registers its service before its first await, so the registration has happened on return.
-    serving = main(components, args);
-  } finally {
-    server.addService = addService;
-  }
-  if (!extended) throw new Error("the installed @pulumi/pulumi did not register its provider service as expected; the remote-browser plugin cannot serve BrowserSession");
-  await serving;
+  await interceptProviderService(m, components, args, (implementation) => {
+    const sdk: Record<string, Handler> = {};
+    for (const name of ["check", "diff", "create", "read", "update", "delete"]) sdk[name] = (implementation[name] as Handler).bind(implementation);
+    Object.assign(implementation, nativeHandlers(m, sdk, ctx));
+  });
 }
