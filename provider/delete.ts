@@ -3,10 +3,9 @@ import type { ApiVersion, SessionEntry } from "../client";
 import type { ProviderContext } from "./context";
 import { warn } from "./diagnostics";
 import { SessionKeptError } from "./errors";
-import { assertSameOwner } from "./owner";
 import type { OwnerIdentity } from "./owner";
 import { errorText } from "./outputs";
-import { unprovenOwner } from "./unproven";
+import { assertSameOwner, recordsOwner, unprovenOwner } from "./stateUpgrades";
 
 /** Destroy, by the version the session was started with. `props` are the recorded outputs. */
 export function del(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<void> {
@@ -27,7 +26,7 @@ export async function deleteV8(ctx: ProviderContext, id: string, props: Record<s
   const client = ctx.api();
   // State of 0.1.0 has no fingerprint to compare: the account is not read, and nothing is proven.
   let proven = false;
-  if (props.owner !== undefined) {
+  if (recordsOwner(props)) {
     let identity: OwnerIdentity;
     try {
       identity = await ctx.identity();

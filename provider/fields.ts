@@ -213,7 +213,7 @@ export interface SessionOutputs extends SessionInputs {
   /** The API version the session was started with: it decides what refresh and destroy can do. */
   apiVersion: "v8" | "v7";
   __idempotencyKey?: string;
-  /** See owner.ts; absent in state written by 0.1.0. */
+  /** See owner.ts; absent in state written by 0.1.0 (see stateUpgrades.ts). */
   owner?: string;
 }
 

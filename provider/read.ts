@@ -5,8 +5,7 @@ import type { ProviderContext } from "./context";
 import { warn } from "./diagnostics";
 import { ImportError } from "./errors";
 import type { SessionInputs, SessionOutputs } from "./fields";
-import { assertSameOwner } from "./owner";
-import { unprovenOwner } from "./unproven";
+import { assertSameOwner, unprovenOwner } from "./stateUpgrades";
 import { fromEntry, inputsFrom, withoutNulls } from "./outputs";
 
 export interface ReadResult {
