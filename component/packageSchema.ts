@@ -1,6 +1,7 @@
 import { ComponentProvider } from "@pulumi/pulumi/provider/experimental";
 import type { ComponentResourceConstructor } from "@pulumi/pulumi/provider/experimental";
 import { NATIVE_SCHEMA } from "../native/schema";
+import type { PackageSchema } from "../native/schemaSpec";
 import { OUTPUTS } from "../provider/fields";
 import { REVIEW_SESSIONS_OUTPUTS, ReviewSessions } from "./reviewSessions";
 
@@ -22,34 +23,7 @@ export const COMPONENTS: ReadonlyArray<{ component: ComponentResourceConstructor
   { component: ReviewSessions, secretOutputs: secretOf(REVIEW_SESSIONS_OUTPUTS) },
 ];
 
-/** The parts of a Pulumi package schema this package reads or writes. */
-export interface PropertySpec {
-  type?: string;
-  $ref?: string;
-  items?: PropertySpec;
-  additionalProperties?: PropertySpec;
-  description?: string;
-  plain?: boolean;
-  secret?: boolean;
-}
-
-export interface ResourceSpec {
-  isComponent?: boolean;
-  description?: string;
-  inputProperties: Record<string, PropertySpec>;
-  requiredInputs: string[];
-  properties: Record<string, PropertySpec>;
-  required: string[];
-}
-
-export interface PackageSchema {
-  name: string;
-  version?: string;
-  description?: string;
-  resources: Record<string, ResourceSpec>;
-  types: Record<string, { type: string; enum?: Array<{ name: string; value: string | number; description?: string }> }>;
-  [key: string]: unknown;
-}
+export type { PackageSchema, PropertySpec, ResourceSpec } from "../native/schemaSpec";
 
 /** Where the derived schema is kept, relative to the package root (shipped in the npm package). */
 export const SCHEMA_FILE = "component/schema.json";

@@ -1,23 +1,28 @@
-import { readById } from "../provider/adopt";
+import { check } from "../provider/check";
 import type { Failure } from "../provider/check";
+import type { ProviderContext } from "../provider/context";
+import { create } from "../provider/create";
+import { del } from "../provider/delete";
+import { diff, update } from "../provider/diff";
 import { INPUTS, SECRET_OUTPUTS } from "../provider/fields";
 import type { SessionInputs } from "../provider/fields";
 import { ConfigError } from "../provider/errors";
 import { checkSessionId } from "../provider/ids";
 import { withoutNulls } from "../provider/outputs";
-import type { SessionProvider } from "../provider/session";
+import { read, readById } from "../provider/read";
 import { reveal, unwrapProperties, wrapSecrets } from "./secrets";
 
 /** The resource's type token in the plugin's schema. */
 export const BROWSER_SESSION = "remote-browser:index:BrowserSession";
 
 /**
- * Fields of the dynamic resource's bookkeeping that the native resource does not have: its identity is
- * its URN, imports go through read, and the idempotency key is derived again whenever it is needed.
+ * Names starting with `__` are bookkeeping -- the engine's, or the dynamic resource's (its stored code,
+ * seed, URN and idempotency key, found in the state of a session moved over from it) -- never an input or
+ * output of this resource: check lets them pass, and none is kept in the state.
  */
-const DYNAMIC_ONLY = ["__seed", "__adoptVmId", "__urn", "__provider", "__idempotencyKey"];
+const isBookkeeping = (name: string) => name.startsWith("__");
 
-const omit = (o: Record<string, unknown>, keys: readonly string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
+const omit = (o: Record<string, unknown>, drop: (name: string) => boolean) => Object.fromEntries(Object.entries(o).filter(([k]) => !drop(k)));
 
 /**
  * BrowserSession served by the plugin: the engine's calls, mapped onto the same core as the dynamic
@@ -30,30 +35,30 @@ export class NativeBrowserSessions {
   /** Set at Configure: the API key came as plain stack config, outside CheckConfig (see server.ts). */
   keyInPlainConfig = false;
 
-  constructor(private readonly sessions: SessionProvider) {}
+  constructor(private readonly ctx: ProviderContext) {}
 
   async check(news: Record<string, unknown>): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
-    const { failures } = await this.sessions.check({}, reveal(news) as Record<string, unknown>);
+    const { failures } = await check(this.ctx, {}, reveal(news) as Record<string, unknown>);
     for (const name of Object.keys(news)) {
       // An own property: `constructor` or `toString` are not inputs, whatever the prototype holds.
-      if (!Object.prototype.hasOwnProperty.call(INPUTS, name) && !name.startsWith("__")) failures.push({ property: name, reason: `is not an input of BrowserSession (inputs: ${Object.keys(INPUTS).join(", ")})` });
+      if (!Object.prototype.hasOwnProperty.call(INPUTS, name) && !isBookkeeping(name)) failures.push({ property: name, reason: `is not an input of BrowserSession (inputs: ${Object.keys(INPUTS).join(", ")})` });
     }
     // The inputs go back as they came, secrets still wrapped, so that the state keeps them secret.
-    return { inputs: withoutNulls(omit(news, DYNAMIC_ONLY)), failures };
+    return { inputs: withoutNulls(omit(news, isBookkeeping)), failures };
   }
 
   diff(olds: Record<string, unknown>, news: Record<string, unknown>) {
-    const result = this.sessions.diff("", reveal(olds) as Record<string, unknown>, reveal(news) as Record<string, unknown>);
+    const result = diff(reveal(olds) as Record<string, unknown>, reveal(news) as Record<string, unknown>);
     return { ...result, diffs: [...result.replaces, ...inPlaceChanges(olds, news, result.replaces)] };
   }
 
   async create(urn: string, news: Record<string, unknown>, engineTimeoutSeconds: number | undefined) {
     const { plain, secretNames } = unwrapProperties(news);
-    // The URN names the resource in its stack, its parents and its type: every attempt to create this
-    // generation, in this run or the one after a killed update, derives the same idempotency key from it.
-    const inputs = { ...plain, __seed: urn, __urn: urn } as unknown as SessionInputs & Record<string, unknown>;
+    const inputs = plain as unknown as SessionInputs & Record<string, unknown>;
     try {
-      const { id, outs } = await this.sessions.create(inputs, { engineTimeoutSeconds });
+      // The URN names the resource in its stack, its parents and its type: every attempt to create this
+      // generation, in this run or the one after a killed update, derives the same idempotency key from it.
+      const { id, outs } = await create(this.ctx, inputs, { seed: urn, urn, engineTimeoutSeconds });
       return { id, outs: this.outputs(outs as unknown as Record<string, unknown>, secretNames) };
     } catch (err) {
       const kept = err as { properties?: Record<string, unknown> };
@@ -78,34 +83,34 @@ export class NativeBrowserSessions {
           { property: "apiKey" },
         );
       }
-      const found = await readById(this.sessions.ctx, id, doing);
+      const found = await readById(this.ctx, id, doing);
       return { id, props: this.outputs(found.outs as unknown as Record<string, unknown>, []), inputs: found.inputs as unknown as Record<string, unknown> };
     }
     checkSessionId(id, "refreshing a session");
     const { plain, secretNames } = unwrapProperties(props);
-    const result = await this.sessions.read(id, plain);
+    const result = await read(this.ctx, id, plain);
     if (!result.id || !result.props) return { id: "", props: {}, inputs: {} };
     // A session's inputs never change after it starts, so the recorded ones (secrets still wrapped) are
     // what the program declares: a refresh then shows no change.
-    const recorded = Object.keys(inputs).length > 0 ? inputs : wrapSecrets(omit(result.inputs ?? {}, DYNAMIC_ONLY), secretNames);
+    const recorded = Object.keys(inputs).length > 0 ? inputs : wrapSecrets(result.inputs ?? {}, secretNames);
     return { id: result.id, props: this.outputs(result.props, secretNames), inputs: recorded };
   }
 
   update(olds: Record<string, unknown>, news: Record<string, unknown>) {
     const o = unwrapProperties(olds);
     const n = unwrapProperties(news);
-    const { outs } = this.sessions.update("", o.plain, n.plain);
+    const { outs } = update(o.plain, n.plain);
     return { outs: this.outputs(outs, new Set([...o.secretNames, ...n.secretNames])) };
   }
 
   async delete(id: string, props: Record<string, unknown>): Promise<void> {
     checkSessionId(id, "ending a session");
-    return this.sessions.delete(id, reveal(props) as Record<string, unknown>);
+    return del(this.ctx, id, reveal(props) as Record<string, unknown>);
   }
 
   /** Outputs as the state keeps them: the share link secret, and each output whose input was secret. */
   private outputs(outs: Record<string, unknown>, secretInputs: Iterable<string>): Record<string, unknown> {
-    return wrapSecrets(withoutNulls(omit(outs, DYNAMIC_ONLY)), [...SECRET_OUTPUTS, ...secretInputs]);
+    return wrapSecrets(withoutNulls(omit(outs, isBookkeeping)), [...SECRET_OUTPUTS, ...secretInputs]);
   }
 }
 

@@ -1,7 +1,7 @@
 import { CONFIG_FIELDS } from "../provider/config";
 import { INPUTS, OUTPUTS } from "../provider/fields";
 import type { InputField, OutputField } from "../provider/fields";
-import type { PropertySpec } from "../component/packageSchema";
+import type { PropertySpec } from "./schemaSpec";
 import { packageMetadata } from "./packageMetadata";
 import { BROWSER_SESSION } from "./resource";
 

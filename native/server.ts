@@ -2,8 +2,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Provider } from "@pulumi/pulumi/provider";
 import { warn } from "../provider/diagnostics";
-import { sdkRequire } from "../provider/pulumiSdk";
-import { SessionProvider } from "../provider/session";
+import { interceptProviderService, pulumiModules } from "../provider/sdkInternals";
+import { ProviderContext } from "../provider/context";
 import { parseSessionsArgs, sessionsResult } from "../provider/dataSources";
 import { invoke } from "./functions";
 import { checkConfig, diffConfig, isDefaultProvider, plainCredentialWarning, plainCredentialsIn, settingsFrom } from "./providerConfig";
@@ -26,19 +26,6 @@ type Callback = (err: unknown, value?: unknown, metadata?: unknown) => void;
 type Call = { request: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Handler = (call: Call, callback: Callback) => void;
 
-/** The modules of the installed @pulumi/pulumi that its provider server is built on, loaded as it loads them. */
-export function pulumiModules(load: (id: string) => any = sdkRequire) { // eslint-disable-line @typescript-eslint/no-explicit-any
-  return {
-    grpc: load("@grpc/grpc-js"),
-    service: load("./proto/provider_grpc_pb").ResourceProviderService,
-    proto: load("./proto/provider_pb"),
-    plugin: load("./proto/plugin_pb"),
-    status: load("./proto/status_pb"),
-    struct: load("google-protobuf/google/protobuf/struct_pb"),
-    any: load("google-protobuf/google/protobuf/any_pb"),
-    empty: load("google-protobuf/google/protobuf/empty_pb"),
-  };
-}
 type Modules = ReturnType<typeof pulumiModules>;
 
 /** Plain JSON: the wire format has no `undefined`, which protobuf's Struct refuses. */
@@ -69,8 +56,8 @@ export function grpcError(m: Modules, err: unknown) {
 }
 
 /** The handlers the plugin answers itself; `sdk` holds the SDK server's own, for the types it serves. */
-export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, sessions: SessionProvider = new SessionProvider()): Record<string, Handler> {
-  const resource = new NativeBrowserSessions(sessions);
+export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, ctx: ProviderContext = new ProviderContext()): Record<string, Handler> {
+  const resource = new NativeBrowserSessions(ctx);
   const { proto, struct } = m;
   const Struct = struct.Struct;
   const js = (s: { toJavaScript(): Record<string, unknown> } | undefined) => s?.toJavaScript() ?? {};
@@ -125,7 +112,7 @@ export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, session
     configure: unary(async (req) => {
       const args = js(req.getArgs());
       const urn: string | undefined = req.getUrn?.() || undefined;
-      sessions.configure(settingsFrom(args, req.getVariablesMap(), isDefaultProvider(urn) ? undefined : (key) => `the provider's ${key}`));
+      ctx.configure(settingsFrom(args, req.getVariablesMap(), isDefaultProvider(urn) ? undefined : (key) => `the provider's ${key}`));
       // CheckConfig hands the key back as a secret, so a plain one here means the engine skipped it: `pulumi
       // import` configures the default provider with the stack's config as written, and records it so.
       resource.keyInPlainConfig = args.apiKey !== undefined && args.apiKey !== null && !isSecret(args.apiKey);
@@ -182,7 +169,7 @@ export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, session
     // hand the engine a session it will no longer record. (The SDK's server would pass it to the components'
     // provider, which has nothing in flight to stop.)
     cancel: unary(async () => {
-      sessions.ctx.cancel();
+      ctx.cancel();
       return new m.empty.Empty();
     }),
     // The engine's List (`pulumi do remote-browser:index:BrowserSession list`): the account's sessions from
@@ -193,7 +180,7 @@ export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, session
       (async () => {
         if (req.getToken() !== BROWSER_SESSION) throw new Error(`List: the remote-browser plugin lists only ${BROWSER_SESSION}, not ${req.getToken()}`);
         const query = parseSessionsArgs(js(req.getQuery()), "List");
-        const { sessions: listed } = await sessionsResult(sessions.ctx.api(), query);
+        const { sessions: listed } = await sessionsResult(ctx.api(), query);
         const limit = Number(req.getLimit());
         for (const s of limit > 0 ? listed.slice(0, limit) : listed) {
           const result = new proto.ListResponse.Result();
@@ -207,7 +194,7 @@ export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, session
       })().catch((err) => call.emit("error", grpcError(m, err)));
     }) as unknown as Handler,
     invoke: unary(async (req) => {
-      const { outputs, failures } = await invoke(sessions.ctx, req.getTok(), js(req.getArgs()));
+      const { outputs, failures } = await invoke(ctx, req.getTok(), js(req.getArgs()));
       const resp = new proto.InvokeResponse();
       if (outputs !== undefined) resp.setReturn(Struct.fromJavaScript(wire(outputs)));
       resp.setFailuresList(failuresOf(failures));
@@ -245,31 +232,11 @@ function typeOf(req: { getType?: () => string; getUrn?: () => string }): string 
  * Fails at start, rather than serving a half provider, if the installed SDK no longer registers its
  * service the way this relies on.
  */
-export async function serveNative(components: Provider, args: string[], sessions?: SessionProvider): Promise<void> {
+export async function serveNative(components: Provider, args: string[], ctx?: ProviderContext): Promise<void> {
   const m = pulumiModules();
-  // Loaded here, from the same installed copy whose gRPC module is extended below.
-  const { main } = sdkRequire("./provider") as typeof import("@pulumi/pulumi/provider");
-  const server = m.grpc.Server.prototype;
-  const addService = server.addService;
-  let extended = false;
-  server.addService = function (this: unknown, service: unknown, implementation: Record<string, Handler>) {
-    if (service === m.service && !extended) {
-      const sdk: Record<string, Handler> = {};
-      for (const name of ["check", "diff", "create", "read", "update", "delete"]) {
-        sdk[name] = (implementation[name] as Handler).bind(implementation);
-      }
-      Object.assign(implementation, nativeHandlers(m, sdk, sessions));
-      extended = true;
-    }
-    return addService.call(this, service, implementation);
-  };
-  let serving: Promise<void>;
-  try {
-    // `main` registers its service before its first await, so the registration has happened on return.
-    serving = main(components, args);
-  } finally {
-    server.addService = addService;
-  }
-  if (!extended) throw new Error("the installed @pulumi/pulumi did not register its provider service as expected; the remote-browser plugin cannot serve BrowserSession");
-  await serving;
+  await interceptProviderService(m, components, args, (implementation) => {
+    const sdk: Record<string, Handler> = {};
+    for (const name of ["check", "diff", "create", "read", "update", "delete"]) sdk[name] = (implementation[name] as Handler).bind(implementation);
+    Object.assign(implementation, nativeHandlers(m, sdk, ctx));
+  });
 }

@@ -1,12 +1,12 @@
 import { ENDED_STATES } from "../client";
+import type { ApiVersion } from "../client";
 import type { ProviderContext } from "./context";
 import { ImportError } from "./errors";
 import { DEFAULT_READY_TIMEOUT_SECONDS } from "./fields";
 import type { SessionInputs, SessionOutputs } from "./fields";
-import { describe } from "./create";
 import { fromEntry, mirrorInputs } from "./outputs";
-import { sessionProgress, urnOf } from "./progress";
-import { waitForRunning } from "./wait";
+import { sessionProgress } from "./progress";
+import { describe, waitForRunning } from "./wait";
 
 /**
  * Import: takes over a session that was started elsewhere, by the configured key's account. The status
@@ -17,6 +17,8 @@ export async function adoptV8(
   ctx: ProviderContext,
   inputs: SessionInputs & Record<string, unknown>,
   vmId: string,
+  /** The resource's URN: the row of the engine's display its progress goes to. */
+  opts: { urn?: string } = {},
 ): Promise<{ id: string; outs: SessionOutputs }> {
   const client = ctx.api();
   const { entry, owner } = await sessionToTakeOver(ctx, vmId, inputs.browser, `importing ${vmId}`);
@@ -31,40 +33,25 @@ export async function adoptV8(
     now: ctx.clock.now,
     engineAlive: ctx.engineAlive,
     cancelled: ctx.cancelled,
-    onProgress: sessionProgress(urnOf(inputs)).waiting,
+    onProgress: sessionProgress(opts.urn).waiting,
   });
   if (outcome.kind !== "running") throw new ImportError(`importing ${vmId}: it did not reach running (${describe(outcome)})`, { vmId });
   return { id: vmId, outs: { ...outs, ...fromEntry(outcome.entry) } };
 }
 
-/**
- * Read by id alone, as the engine does for `pulumi import` and a resource's `get` (`doing` says which, in
- * the caller's words): the session's state, and
- * the inputs that declare it -- its browser, the one input the status operation lets us recover. A
- * session that is unknown to the configured key's account, or has ended, fails the read: importing it
- * would put a session in the stack that the next refresh drops.
- */
-export async function readById(
-  ctx: ProviderContext,
-  vmId: string,
-  doing: string,
-): Promise<{ inputs: SessionInputs; outs: SessionOutputs }> {
-  if (ctx.version().name !== "v8") throw new ImportError(`${doing}: API version 7 has no status operation`, { vmId });
-  const { entry, image, owner } = await sessionToTakeOver(ctx, vmId, undefined, doing);
-  if (!image) {
-    throw new ImportError(`${doing}: it runs "${entry.name}", which is not among the service's browser images, so its browser input cannot be given`, {
-      vmId,
-    });
-  }
-  const inputs: SessionInputs = { browser: image.id };
-  return { inputs, outs: { ...inputs, vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner } };
+/** Version 7 has no status operation: there is nothing to take over by. */
+export async function adoptV7(_ctx: ProviderContext, _inputs: SessionInputs, vmId: string): Promise<never> {
+  throw new ImportError(`importing ${vmId}: API version 7 has no status operation`, { vmId });
 }
+
+/** Import, by the configured version. */
+export const ADOPT: Record<ApiVersion, typeof adoptV8> = { v8: adoptV8, v7: adoptV7 };
 
 /**
  * The session to take over, checked: known to the key's account, not ended, and running `browser` when
  * given. `doing` says what the user asked for, in their words (an import, a `get`).
  */
-async function sessionToTakeOver(ctx: ProviderContext, vmId: string, browser: string | undefined, doing: string) {
+export async function sessionToTakeOver(ctx: ProviderContext, vmId: string, browser: string | undefined, doing: string) {
   const owner = await ctx.owner();
   const entry = await ctx.api().session(vmId);
   if (!entry) {

@@ -1,8 +1,9 @@
-import type { CreateRequest } from "../client";
+import type { ApiVersion, CreateRequest, V7CreateRequest } from "../client";
+import { ADOPT } from "./adopt";
 import { createWhenCapacity } from "./capacity";
 import type { ProviderContext } from "./context";
 import { warn } from "./diagnostics";
-import { sessionName, sessionProgress, urnOf } from "./progress";
+import { sessionName, sessionProgress } from "./progress";
 import {
   CancelledError,
   EndedWhileStartingError,
@@ -21,13 +22,23 @@ import { API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS } from "./fields";
 import type { SessionInputs, SessionOutputs } from "./fields";
 import { generationKey, successorKey } from "./keys";
 import { errorText, fromEntry, mirrorInputs, withoutNulls } from "./outputs";
-import { WaitOutcome, waitForRunning } from "./wait";
+import { WaitOutcome, describe, waitForRunning } from "./wait";
 
 type Created = { id: string; outs: SessionOutputs };
 type Inputs = SessionInputs & Record<string, unknown>;
 
-/** What the engine adds to a create beyond the inputs. */
+/** What a front knows about the resource beyond its inputs. */
 export interface CreateOptions {
+  /**
+   * The resource's identity in its stack, the same for every attempt to create this generation (in this
+   * run or the one after a killed update): the seed of its derived idempotency key. Without one, the key
+   * is drawn at random, and a killed update's session cannot be adopted.
+   */
+  seed?: string;
+  /** The resource's URN: the row of the engine's display its progress and warnings go to. */
+  urn?: string;
+  /** Take over this running session (the `import` resource option) instead of starting one. */
+  adoptVmId?: string;
   /**
    * The resource's `customTimeouts.create`, in seconds, where the engine passes it (the plugin's
    * front door; a dynamic provider is never told). It bounds the whole create, capacity wait included,
@@ -38,12 +49,17 @@ export interface CreateOptions {
 
 /** Create: adopts the session named by the `import` option, or starts one the configured version's way. */
 export async function create(ctx: ProviderContext, inputs: Inputs, opts: CreateOptions = {}): Promise<Created> {
-  const { id, outs } = inputs.__adoptVmId
-    ? await ctx.version().adopt(ctx, inputs, inputs.__adoptVmId)
-    : await ctx.version().create(ctx, inputs, opts);
+  const { id, outs } = opts.adoptVmId
+    ? await ADOPT[ctx.version().name](ctx, inputs, opts.adoptVmId, opts)
+    : await CREATE[ctx.version().name](ctx, inputs, opts);
   // The engine's wire format has no `undefined`: absent fields are left out.
   return { id, outs: withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs };
 }
+
+const CREATE: Record<ApiVersion, (ctx: ProviderContext, inputs: Inputs, opts: CreateOptions) => Promise<Created>> = {
+  v8: createV8,
+  v7: createV7,
+};
 
 /**
  * How far before the service's answer a failed session's start must lie for it to be an earlier one.
@@ -70,12 +86,12 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
   const userKey = inputs.idempotencyKey;
   // Known before any session starts: a key whose account cannot be read starts nothing.
   const owner = await ctx.owner();
-  const baseKey = userKey ?? generationKey(inputs.__seed, undefined, inputs, ctx.cfg().idempotencySecret);
+  const baseKey = userKey ?? generationKey(opts.seed, undefined, inputs, ctx.cfg().idempotencySecret);
   const capacityWaitSeconds = inputs.waitForCapacitySeconds ?? ctx.cfg().waitForCapacitySeconds;
   // The engine's bound covers the whole create: a queue for capacity may not outlast it.
   const capacityWaitMs = limit.by === "customTimeouts.create" ? Math.min(capacityWaitSeconds * 1000, timeoutMs) : capacityWaitSeconds * 1000;
   // Progress and warnings go to this resource's own row in the engine's display.
-  const urn = urnOf(inputs);
+  const { urn } = opts;
   const progress = sessionProgress(urn);
 
   for (let step = 0; step < MAX_KEY_STEPS; step++) {
@@ -133,7 +149,7 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
     } catch (err) {
       // The session exists but its status could not be read: thrown as is, the engine would forget it.
       if (!ctx.engineAlive()) throw err;
-      return failAndRemove(ctx, inputs, outs, {
+      return failAndRemove(ctx, outs, {
         Failure: StatusUnreadableError,
         why: `waiting for session ${vmId} to run failed: ${errorText(err)}`,
       });
@@ -164,12 +180,39 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
         return { id: vmId, outs: running };
       }
       case "remove":
-        return failAndRemove(ctx, inputs, verdict.entry ? { ...outs, ...fromEntry(verdict.entry) } : outs, verdict);
+        return failAndRemove(ctx, verdict.entry ? { ...outs, ...fromEntry(verdict.entry) } : outs, verdict);
       case "fail":
         throw new verdict.Failure(verdict.why, { vmId });
     }
   }
   throw new IdempotencyKeysExhaustedError(`no fresh idempotency key found after ${MAX_KEY_STEPS} ended sessions of this resource`);
+}
+
+/**
+ * Version 7: one create, not waited for -- the version has no status or end operation -- and no
+ * idempotency key, which it does not take.
+ */
+export async function createV7(ctx: ProviderContext, inputs: Inputs, opts: CreateOptions = {}): Promise<Created> {
+  const { egress: _e, idempotencyKey: _k, ...rest } = apiRequest(inputs);
+  const owner = await ctx.owner();
+  const answer = await ctx.api().v7.createSession(rest as V7CreateRequest);
+  await warn(
+    opts.urn,
+    `BrowserSession ${answer.vmId} was started with API version 7, which has no status or end operation: ` +
+      "it was not waited for, refresh cannot see it and destroy cannot end it (use apiVersion v8)",
+  );
+  return {
+    id: answer.vmId,
+    outs: {
+      ...mirrorInputs(inputs),
+      vmId: answer.vmId,
+      shareUrl: answer.shareUrl,
+      shareUrlPath: answer.shareUrlPath,
+      status: "starting",
+      apiVersion: "v7",
+      owner,
+    },
+  };
 }
 
 /** How long a create may wait, and which setting says so. */
@@ -249,7 +292,6 @@ export function settlement(
 /** Ends a session that cannot be handed over, then fails; if ending fails too, the engine keeps the id. */
 async function failAndRemove(
   ctx: ProviderContext,
-  inputs: Record<string, unknown>,
   outs: SessionOutputs,
   f: { Failure: FailureClass; why: string },
 ): Promise<never> {
@@ -263,9 +305,7 @@ async function failAndRemove(
       {
         vmId: outs.vmId,
         cause: err,
-        // Outputs of a failed create are stored as they are given: the stored provider must be among
-        // them, or the later destroy could not load it.
-        properties: withoutNulls({ ...kept, status: "unknown", __provider: inputs.__provider } as unknown as Record<string, unknown>),
+        properties: withoutNulls({ ...kept, status: "unknown" } as unknown as Record<string, unknown>),
       },
     );
   }
@@ -289,8 +329,4 @@ function isStaleReplay(outcome: WaitOutcome, answeredAt: number): boolean {
   if (outcome.kind !== "failed") return false;
   const created = Date.parse(outcome.entry.created);
   return Number.isFinite(created) && created < answeredAt - REPLAY_SKEW_MS;
-}
-
-export function describe(outcome: WaitOutcome): string {
-  return "entry" in outcome ? `state "${outcome.entry.status}"` : outcome.kind;
 }

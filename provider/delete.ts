@@ -1,16 +1,21 @@
 import { isRemoteBrowserError } from "../client";
-import type { SessionEntry } from "../client";
+import type { ApiVersion, SessionEntry } from "../client";
 import type { ProviderContext } from "./context";
+import { warn } from "./diagnostics";
 import { SessionKeptError } from "./errors";
-import { assertSameOwner } from "./owner";
 import type { OwnerIdentity } from "./owner";
 import { errorText } from "./outputs";
-import { unprovenOwner } from "./unproven";
+import { assertSameOwner, recordsOwner, unprovenOwner } from "./stateUpgrades";
 
 /** Destroy, by the version the session was started with. `props` are the recorded outputs. */
 export function del(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<void> {
-  return ctx.versionOf(props).delete(ctx, id, props);
+  return DELETE[ctx.versionOf(props).name](ctx, id, props);
 }
+
+const DELETE: Record<ApiVersion, (ctx: ProviderContext, id: string, props: Record<string, unknown>) => Promise<void>> = {
+  v8: deleteV8,
+  v7: deleteV7,
+};
 
 /**
  * Version 8: ends the session. One the service does not know counts as gone -- if the account that made
@@ -21,7 +26,7 @@ export async function deleteV8(ctx: ProviderContext, id: string, props: Record<s
   const client = ctx.api();
   // State of 0.1.0 has no fingerprint to compare: the account is not read, and nothing is proven.
   let proven = false;
-  if (props.owner !== undefined) {
+  if (recordsOwner(props)) {
     let identity: OwnerIdentity;
     try {
       identity = await ctx.identity();
@@ -48,6 +53,11 @@ export async function deleteV8(ctx: ProviderContext, id: string, props: Record<s
     }
     throw keptInStack(id, err);
   }
+}
+
+/** Version 7 cannot end sessions: destroy says so and lets the resource go. */
+export async function deleteV7(_ctx: ProviderContext, id: string): Promise<void> {
+  await warn(undefined, `BrowserSession ${id} was started with API version 7, which cannot end sessions: end it in the service's console`);
 }
 
 function keptInStack(id: string, err: unknown): SessionKeptError {

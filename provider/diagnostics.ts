@@ -1,4 +1,7 @@
-import { sdkRequire } from "./pulumiSdk";
+import { loadGrpc } from "./sdkInternals";
+import type { GrpcModule } from "./sdkInternals";
+
+export { loadGrpc } from "./sdkInternals";
 
 /**
  * What the user sees from inside the provider while the engine runs it. The dynamic provider host shows
@@ -85,38 +88,6 @@ function openEngineChannel(): Channel | null {
     }
   }
   return engine;
-}
-
-/** The part of `@grpc/grpc-js` used here: its generic client and insecure credentials (public API since 1.0). */
-export interface GrpcModule {
-  Client: new (address: string, credentials: unknown) => {
-    makeUnaryRequest(
-      method: string,
-      serialize: (value: Buffer) => Buffer,
-      deserialize: (value: Buffer) => Buffer,
-      argument: Buffer,
-      options: { deadline: number },
-      callback: (err: Error | null) => void,
-    ): unknown;
-  };
-  credentials: { createInsecure(): unknown };
-}
-
-/**
- * gRPC as the installed `@pulumi/pulumi` resolves it (it depends on it in every release), or why it
- * cannot be used. `load` stands in for that resolution in tests.
- */
-export function loadGrpc(load: (id: string) => unknown = sdkRequire): GrpcModule | Error {
-  try {
-    const grpc = load("@grpc/grpc-js") as Partial<GrpcModule>;
-    if (typeof grpc.Client !== "function" || typeof grpc.credentials?.createInsecure !== "function") {
-      return new Error("@grpc/grpc-js has no Client or credentials.createInsecure");
-    }
-    if (typeof grpc.Client.prototype.makeUnaryRequest !== "function") return new Error("@grpc/grpc-js has no makeUnaryRequest");
-    return grpc as GrpcModule;
-  } catch (err) {
-    return err instanceof Error ? err : new Error(String(err));
-  }
 }
 
 function isEngineAddress(address: string | undefined): address is string {

@@ -178,9 +178,6 @@ export const OUTPUTS = {
   __idempotencyKey: { type: "string", secret: true, hidden: true, doc: "The idempotency key the session was started under." },
 } as const satisfies Record<string, OutputField>;
 
-/** Fields the SDK sets that the user does not: the resource's identity and the import option. */
-export const HIDDEN_INPUTS = ["__seed", "__adoptVmId"] as const;
-
 export type InputName = keyof typeof INPUTS;
 export type OutputName = keyof typeof OUTPUTS;
 
@@ -198,14 +195,9 @@ export const SECRET_OUTPUTS = names(OUTPUTS).filter((n) => (OUTPUTS[n] as Output
 
 type TsType<T extends FieldType> = T extends "string" ? string : T extends "number" ? number : boolean;
 
-/** Inputs as the engine hands them over (after check), including the SDK's hidden fields. */
+/** A session's inputs, as check passed them. */
 export type SessionInputs = { browser: string } & {
   [K in Exclude<InputName, "browser">]?: TsType<(typeof INPUTS)[K]["type"]>;
-} & {
-  /** Identity of the resource in its stack (project/stack/name), set by the SDK; seeds the idempotency key. */
-  __seed?: string;
-  /** Set from the `import` resource option: take over this running session instead of starting one. */
-  __adoptVmId?: string;
 };
 
 /** What the provider records for a session: every input, plus what the service said about it. */
@@ -221,7 +213,7 @@ export interface SessionOutputs extends SessionInputs {
   /** The API version the session was started with: it decides what refresh and destroy can do. */
   apiVersion: "v8" | "v7";
   __idempotencyKey?: string;
-  /** See owner.ts; absent in state written by 0.1.0. */
+  /** See owner.ts; absent in state written by 0.1.0 (see stateUpgrades.ts). */
   owner?: string;
 }
 

@@ -1,11 +1,11 @@
 import type { SessionEntry } from "../client";
-import { API_INPUTS, HIDDEN_INPUTS, PROVIDER_INPUTS } from "./fields";
+import { API_INPUTS, PROVIDER_INPUTS } from "./fields";
 import type { SessionInputs, SessionOutputs } from "./fields";
 
 /** The inputs a session's outputs repeat, so that a refresh can hand them back and create no diff. */
 export function mirrorInputs(inputs: Record<string, unknown>): SessionInputs {
   const out: Record<string, unknown> = {};
-  for (const k of [...API_INPUTS, ...PROVIDER_INPUTS, ...HIDDEN_INPUTS]) if (inputs[k] !== undefined && inputs[k] !== null) out[k] = inputs[k];
+  for (const k of [...API_INPUTS, ...PROVIDER_INPUTS]) if (inputs[k] !== undefined && inputs[k] !== null) out[k] = inputs[k];
   return out as unknown as SessionInputs;
 }
 

@@ -26,8 +26,8 @@ import { AccountMismatchError } from "./errors";
  * account keeps every session's fingerprint.
  *
  * Format: `acct2-<16 hex salt>-<16 hex contact digest>[+<16 hex subscription digest>...]@svc-<12 hex>`.
- * Releases before it wrote `acct-<12 hex>@svc-<12 hex>` (a hash of the lower-cased, trimmed contact);
- * those records are still compared, and a refresh that finds the session replaces them.
+ * What earlier releases recorded instead (nothing, or a hash of the contact), and how it is still read:
+ * stateUpgrades.ts.
  */
 
 /** What the service says identifies the configured key's account, and where it is. */
@@ -51,11 +51,6 @@ export function ownerFingerprint(identity: OwnerIdentity, salt: string = randomB
   return `acct2-${salt}-${digest(salt, "contact", identity.contact)}${subs}@${servicePart(identity.service)}`;
 }
 
-/** The fingerprint releases before the salted one recorded. Only compared with, never written. */
-export function legacyFingerprint(contact: string, baseUrl: string): string {
-  return legacyOf(contact, serviceAddress(baseUrl));
-}
-
 /** The service's address without its version segment, trailing slash or query: `https://api.example.com`. */
 export function serviceAddress(baseUrl: string): string {
   const u = new URL(versionedBaseUrl(baseUrl, "v8"));
@@ -64,10 +59,8 @@ export function serviceAddress(baseUrl: string): string {
 
 /**
  * The owner check's answer for a session of the configured account. `proven`: the record shows that this
- * account made the session, so that "unknown" may be taken for "gone". A session recorded without a
- * fingerprint (state of 0.1.0), or with the legacy one, which two accounts whose contacts differ only in
- * case share, proves nothing: only the service's knowing the session does. `record` is what the session
- * should record from now on (see read.ts).
+ * account made the session, so that "unknown" may be taken for "gone" (records of earlier releases prove
+ * nothing: see stateUpgrades.ts). `record` is what the session should record from now on (see read.ts).
  */
 export interface SameOwner {
   proven: boolean;
@@ -75,15 +68,13 @@ export interface SameOwner {
 }
 
 const CURRENT = /^acct2-([0-9a-f]{16})-([0-9a-f]{16})((?:\+[0-9a-f]{16})*)@(svc-[0-9a-f]{12})$/;
-const LEGACY = /^acct-[0-9a-f]{12}@svc-[0-9a-f]{12}$/;
 
 /**
- * Refuses to act on a session recorded under another account or service (or with a fingerprint this
- * version cannot read); otherwise says how far the record proves ownership.
+ * Refuses to act on a session recorded under another account or service, or with a record this version
+ * cannot read; otherwise says that the record proves ownership. Records of earlier releases are read by
+ * stateUpgrades.ts, which hands the others here.
  */
-export function assertSameOwner(vmId: string, recorded: unknown, identity: OwnerIdentity, doing: string): SameOwner {
-  if (recorded === undefined || recorded === null) return { proven: false, record: ownerFingerprint(identity) };
-  const text = String(recorded);
+export function assertCurrentOwner(vmId: string, text: string, identity: OwnerIdentity, doing: string): SameOwner {
   const current = CURRENT.exec(text);
   if (current) {
     const [, salt, contact, subs, service] = current as unknown as [string, string, string, string, string];
@@ -99,15 +90,6 @@ export function assertSameOwner(vmId: string, recorded: unknown, identity: Owner
     // subscriptions to record: then the ones recorded stay the stronger proof.
     return { proven: true, record: identity.subscriptions.length > 0 ? mine : text };
   }
-  if (LEGACY.test(text)) {
-    const mine = legacyOf(identity.contact, identity.service);
-    if (text !== mine) {
-      const [recAccount, recService] = text.split("@");
-      const [curAccount, curService] = mine.split("@");
-      throw mismatch(vmId, doing, text, mine, { sameService: recService === curService, sameAccount: recAccount === curAccount });
-    }
-    return { proven: false, record: ownerFingerprint(identity) };
-  }
   throw new AccountMismatchError(
     `${doing} session ${vmId}: its recorded owner fingerprint "${text}" is of a kind this version cannot read (written by a ` +
       "newer release?), so it cannot tell whether the configured key's account made it. The session stays in the stack and was not touched. " +
@@ -118,7 +100,8 @@ export function assertSameOwner(vmId: string, recorded: unknown, identity: Owner
   );
 }
 
-function mismatch(
+/** The refusal to act on a session of another account or service, naming both fingerprints. */
+export function mismatch(
   vmId: string,
   doing: string,
   recorded: string,
@@ -143,11 +126,8 @@ function mismatch(
   );
 }
 
-function legacyOf(contact: string, service: string): string {
-  return `acct-${hash("account", contact.trim().toLowerCase())}@${servicePart(service)}`;
-}
-
-function servicePart(service: string): string {
+/** The service's part of a fingerprint, the same in every format. */
+export function servicePart(service: string): string {
   return `svc-${hash("service", service)}`;
 }
 
@@ -155,6 +135,7 @@ function digest(salt: string, domain: string, value: string): string {
   return createHmac("sha256", salt).update(`pulumi-remote-browser ${domain}\0${value}`).digest("hex").slice(0, 16);
 }
 
-function hash(domain: string, value: string): string {
+/** A short unkeyed digest of `value` in `domain` (the service's part, and the records of earlier releases). */
+export function hash(domain: string, value: string): string {
   return createHash("sha256").update(`pulumi-remote-browser ${domain}\0${value}`).digest("hex").slice(0, 12);
 }

@@ -81,11 +81,3 @@ export async function sleepTelling(ms: number, sleep: (ms: number) => Promise<vo
   }
   await sleep(left);
 }
-
-/**
- * The resource's URN, which the SDK passes as the hidden input `__urn`: the engine does not tell a dynamic
- * provider's create which resource it serves. Absent from programs of earlier releases.
- */
-export function urnOf(inputs: Record<string, unknown>): string | undefined {
-  return typeof inputs.__urn === "string" && inputs.__urn.startsWith("urn:pulumi:") ? inputs.__urn : undefined;
-}

@@ -1,7 +1,11 @@
 import { ENDED_STATES } from "../client";
+import type { ApiVersion } from "../client";
+import { sessionToTakeOver } from "./adopt";
 import type { ProviderContext } from "./context";
-import { assertSameOwner } from "./owner";
-import { unprovenOwner } from "./unproven";
+import { warn } from "./diagnostics";
+import { ImportError } from "./errors";
+import type { SessionInputs, SessionOutputs } from "./fields";
+import { assertSameOwner, unprovenOwner } from "./stateUpgrades";
 import { fromEntry, inputsFrom, withoutNulls } from "./outputs";
 
 export interface ReadResult {
@@ -15,8 +19,13 @@ export interface ReadResult {
  * props; the SDK turns imports into adoptions instead.)
  */
 export function read(ctx: ProviderContext, id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {
-  return ctx.versionOf(props).read(ctx, id, props);
+  return READ[ctx.versionOf(props).name](ctx, id, props);
 }
+
+const READ: Record<ApiVersion, (ctx: ProviderContext, id: string, props: Record<string, unknown>) => Promise<ReadResult>> = {
+  v8: readV8,
+  v7: readV7,
+};
 
 /**
  * Version 8: the session's state from the service. A session that has ended, failed or that the service
@@ -34,4 +43,33 @@ export async function readV8(ctx: ProviderContext, id: string, props: Record<str
   // shows this as a change of the session's outputs; later ones show none).
   const outs = withoutNulls({ ...props, ...fromEntry(entry), owner: record });
   return { id, props: outs, inputs: inputsFrom(outs) };
+}
+
+/** Version 7: no status operation, so refresh keeps what was recorded. */
+export async function readV7(_ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<ReadResult> {
+  await warn(undefined, `BrowserSession ${id}: API version 7 has no status operation; refresh keeps the recorded state`);
+  return { id, props, inputs: inputsFrom(props) };
+}
+
+/**
+ * Read by id alone, as the engine does for `pulumi import` and a resource's `get` (`doing` says which, in
+ * the caller's words): the session's state, and
+ * the inputs that declare it -- its browser, the one input the status operation lets us recover. A
+ * session that is unknown to the configured key's account, or has ended, fails the read: importing it
+ * would put a session in the stack that the next refresh drops.
+ */
+export async function readById(
+  ctx: ProviderContext,
+  vmId: string,
+  doing: string,
+): Promise<{ inputs: SessionInputs; outs: SessionOutputs }> {
+  if (ctx.version().name !== "v8") throw new ImportError(`${doing}: API version 7 has no status operation`, { vmId });
+  const { entry, image, owner } = await sessionToTakeOver(ctx, vmId, undefined, doing);
+  if (!image) {
+    throw new ImportError(`${doing}: it runs "${entry.name}", which is not among the service's browser images, so its browser input cannot be given`, {
+      vmId,
+    });
+  }
+  const inputs: SessionInputs = { browser: image.id };
+  return { inputs, outs: { ...inputs, vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner } };
 }

@@ -3,10 +3,10 @@ import type { Failure } from "./check";
 import { ProviderContext } from "./context";
 import type { ProviderDeps } from "./context";
 import { create } from "./create";
-import type { CreateOptions } from "./create";
 import { del } from "./delete";
 import { diff, update } from "./diff";
 import type { SessionInputs, SessionOutputs } from "./fields";
+import { withoutNulls } from "./outputs";
 import { read } from "./read";
 import type { ReadResult } from "./read";
 
@@ -14,8 +14,27 @@ export type { ProviderDeps } from "./context";
 export type { SessionInputs, SessionOutputs } from "./fields";
 
 /**
- * The dynamic provider of BrowserSession: one method per engine call, each handing over to the file of
- * its operation (check.ts, diff.ts, create.ts, adopt.ts, read.ts, delete.ts) with the process's context.
+ * The dynamic resource's wire fields, which no other front has. The SDK (sdk/browserSession.ts) sets
+ * `__seed` (the resource's project/stack/name), `__urn` and, from the `import` option, `__adoptVmId`; the
+ * engine adds `__provider`, the stored provider text.
+ */
+export interface DynamicInputs {
+  __seed?: string;
+  __adoptVmId?: string;
+  __urn?: string;
+  __provider?: string;
+}
+
+/**
+ * Recorded with a session's outputs, as every release has: a refresh hands them back as inputs, so that
+ * the program's next preview shows no change.
+ */
+const RECORDED = ["__seed", "__adoptVmId"] as const;
+
+/**
+ * BrowserSession's dynamic provider, the front that stored providers of every release reach through
+ * provider/index.ts: one method per engine call, each translating the dynamic resource's wire fields into
+ * what the core's operation takes (check.ts, diff.ts, create.ts, read.ts, delete.ts).
  */
 export class SessionProvider {
   readonly ctx: ProviderContext;
@@ -37,12 +56,27 @@ export class SessionProvider {
     return diff(olds, news);
   }
 
-  create(inputs: SessionInputs & Record<string, unknown>, opts?: CreateOptions): Promise<{ id: string; outs: SessionOutputs }> {
-    return create(this.ctx, inputs, opts);
+  async create(inputs: SessionInputs & DynamicInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }> {
+    const { __seed, __adoptVmId, __urn, __provider, ...plain } = inputs;
+    try {
+      const { id, outs } = await create(this.ctx, plain as SessionInputs & Record<string, unknown>, {
+        seed: __seed,
+        urn: urnOf(__urn),
+        adoptVmId: __adoptVmId || undefined,
+      });
+      return { id, outs: { ...outs, ...recorded(inputs) } };
+    } catch (err) {
+      const kept = err as { properties?: Record<string, unknown> };
+      // Outputs of a failed create are stored as they are given: the stored provider must be among them,
+      // or the later destroy could not load it.
+      if (kept && typeof kept === "object" && kept.properties) kept.properties = withoutNulls({ ...kept.properties, ...recorded(inputs), __provider });
+      throw err;
+    }
   }
 
-  read(id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {
-    return read(this.ctx, id, props);
+  async read(id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {
+    const result = await read(this.ctx, id, props);
+    return result.inputs ? { ...result, inputs: { ...result.inputs, ...recorded(props) } } : result;
   }
 
   update(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>): { outs: Record<string, unknown> } {
@@ -52,4 +86,18 @@ export class SessionProvider {
   delete(id: string, props: Record<string, unknown>): Promise<void> {
     return del(this.ctx, id, props);
   }
+}
+
+function recorded(o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of RECORDED) if (o[k] !== undefined && o[k] !== null) out[k] = o[k];
+  return out;
+}
+
+/**
+ * The resource's URN from `__urn`: the engine does not tell a dynamic provider's create which resource it
+ * serves. Absent from programs of earlier releases.
+ */
+export function urnOf(urn: unknown): string | undefined {
+  return typeof urn === "string" && urn.startsWith("urn:pulumi:") ? urn : undefined;
 }

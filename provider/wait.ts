@@ -114,3 +114,8 @@ async function poll(opts: WaitOptions, now: () => number, start: number): Promis
     tell();
   }
 }
+
+/** How an outcome is named in a message: the session's state, or what ended the wait. */
+export function describe(outcome: WaitOutcome): string {
+  return "entry" in outcome ? `state "${outcome.entry.status}"` : outcome.kind;
+}

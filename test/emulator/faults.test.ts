@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Harness } from "./harness";
-import { startHarness, waitFor } from "./harness";
+import { startHarness } from "./harness";
+import { eventually } from "../helpers/eventually";
 
 let h: Harness;
 beforeAll(async () => {
@@ -67,7 +68,7 @@ describe("fault injection", () => {
     let answered = false;
     const t0 = Date.now();
     const pending = h.create().finally(() => (answered = true));
-    await waitFor(async () => h.emu.control.sessions().length === 1);
+    await eventually(async () => h.emu.control.sessions().length === 1);
     expect(answered, "the session exists before the answer").toBe(false);
     const a = await pending;
     expect(a.body.status).toBe("ok");
@@ -78,7 +79,7 @@ describe("fault injection", () => {
     h.emu.control.fault({ operation: "create", kind: "delay_before", delayMs: 3_000 });
     const t0 = Date.now();
     const pending = h.create();
-    await waitFor(async () => h.emu.control.books().createCalls === 1);
+    await eventually(async () => h.emu.control.books().createCalls === 1);
     expect(h.emu.control.sessions()).toHaveLength(0);
     expect((await pending).body.status).toBe("ok");
     expect(Date.now() - t0).toBeGreaterThanOrEqual(2_990);

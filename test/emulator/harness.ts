@@ -1,5 +1,6 @@
 import type { Emulator, EmulatorOptions } from "../../emulator";
 import { startEmulator } from "../../emulator";
+import { eventually } from "../helpers/eventually";
 
 export interface Answer {
   http: number;
@@ -68,19 +69,8 @@ export async function startHarness(opts: EmulatorOptions = {}): Promise<Harness>
   return harness;
 }
 
-/** Polls `check` every few milliseconds until it returns a truthy value; the bound is a hang guard, not a goal. */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 20_000, intervalMs = 10): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
-
 export function waitForStatus(h: Harness, vmId: string, status: string, timeoutMs = 20_000): Promise<true> {
-  return waitFor(async () => (await h.status(vmId)) === status || undefined, timeoutMs) as Promise<true>;
+  return eventually(async () => (await h.status(vmId)) === status || undefined, timeoutMs) as Promise<true>;
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Harness } from "./harness";
-import { sleep, startHarness, waitFor, waitForStatus } from "./harness";
+import { sleep, startHarness, waitForStatus } from "./harness";
+import { eventually } from "../helpers/eventually";
 
 let h: Harness;
 beforeAll(async () => {
@@ -217,7 +218,7 @@ describe("GET /v8/vm/data", () => {
 
   it("reports sessions that reach running in the list", async () => {
     const a = await h.create();
-    await waitFor(async () => (await h.get("/v8/vm/data")).body.data[0]?.status === "running");
+    await eventually(async () => (await h.get("/v8/vm/data")).body.data[0]?.status === "running");
     expect(await h.status(a.body.vmId)).toBe("running");
   });
 });

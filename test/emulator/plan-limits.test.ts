@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Harness } from "./harness";
-import { startHarness, waitFor } from "./harness";
+import { startHarness } from "./harness";
+import { eventually } from "../helpers/eventually";
 
 let h: Harness;
 beforeAll(async () => {
@@ -76,7 +77,7 @@ describe("plan limits", () => {
     const key = "rb_small_residential";
     const first = await h.create({ egress: "residential", country: "us-dal" }, { key });
     expect(first.body.status).toBe("ok");
-    const used = await waitFor(async () => {
+    const used = await eventually(async () => {
       const q = await h.get("/v8/user/quota", { key });
       return q.body.residential_bytes_used_cycle >= 1024 * 1024 ? q.body : undefined;
     });
@@ -92,7 +93,7 @@ describe("plan limits", () => {
     h.emu.control.settings({ residentialBytesPerSecond: 1024 * 1024 });
     const plain = await h.create();
     const res = await h.create({ egress: "residential" });
-    await waitFor(async () => (await h.get("/v8/user/api")).body.residential_bytes_used_cycle > 0);
+    await eventually(async () => (await h.get("/v8/user/api")).body.residential_bytes_used_cycle > 0);
     const view = h.emu.control.sessions();
     expect(view.find((s) => s.vmId === plain.body.vmId)?.residentialBytes).toBe(0);
     await h.post("/v8/vm/remove", { id: res.body.vmId });

@@ -10,6 +10,7 @@ import { RemoteBrowserClient } from "../../client";
 import type { ProviderDeps } from "../../provider/session";
 import { SessionProvider } from "../../provider/session";
 import { setWarningSink } from "../../provider/diagnostics";
+export { eventually } from "./eventually";
 import type { PollSchedule } from "../../provider/wait";
 import type { Clock } from "../../provider/clock";
 
@@ -134,21 +135,6 @@ export function useEmulator(opts: EmulatorOptions = {}): TestEnv {
   });
 
   return env;
-}
-
-/**
- * Polls `check` every few milliseconds until it returns a truthy value (for work the emulator finishes later).
- * The bound is a hang guard, not a goal: it returns as soon as the condition holds, and a machine loaded
- * by the e2e files beside it must not fail it.
- */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 20_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 /** What an error thrown by `fn` is (fails the test when nothing is thrown). */

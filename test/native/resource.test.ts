@@ -10,7 +10,7 @@ import { virtualClock, thrown, useEmulator } from "../helpers/emulator";
  */
 const t = useEmulator();
 const URN = "urn:pulumi:pr-7::review::remote-browser:index:BrowserSession::app";
-const native = (setup?: Parameters<typeof t.provider>[0]) => new NativeBrowserSessions(t.provider(setup));
+const native = (setup?: Parameters<typeof t.provider>[0]) => new NativeBrowserSessions(t.provider(setup).ctx);
 
 describe("create", () => {
   it("keeps the share link secret, and every output whose input was secret", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AccountMismatchError, OwnerUnprovenError, ProviderError, SessionKeptError } from "../../provider/errors";
-import { assertSameOwner, legacyFingerprint, ownerFingerprint, serviceAddress } from "../../provider/owner";
+import { ownerFingerprint, serviceAddress } from "../../provider/owner";
+import { assertSameOwner, legacyFingerprint } from "../../provider/stateUpgrades";
 import type { OwnerIdentity } from "../../provider/owner";
 import { thrown, useEmulator } from "../helpers/emulator";
 

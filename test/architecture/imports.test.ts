@@ -1,0 +1,58 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { circles, folderEdges, importGraph, reaches } from "./imports";
+
+/**
+ * The import rules docs/architecture.md draws, checked against the sources so that the picture cannot
+ * drift from the code.
+ */
+const PRODUCTION = ["client", "provider", "native", "component", "sdk", "runner", "release", "emulator"];
+const graph = importGraph(PRODUCTION, ["index.ts"]);
+const FRONTS = ["native/", "component/", "sdk/", "runner/", "release/", "index"];
+
+describe("the import rules of docs/architecture.md", () => {
+  it("reads the whole project: every production folder has modules, and imports between them are found", () => {
+    for (const folder of PRODUCTION) expect([...graph.keys()].some((m) => m.startsWith(`${folder}/`)), folder).toBe(true);
+    expect(graph.get("native/resource")).toContain("provider/create");
+    expect(graph.get("provider/create")).toContain("provider/context");
+  });
+
+  it("imports between folders are exactly those docs/architecture.md's table allows", () => {
+    const table = readFileSync(join(__dirname, "../../docs/architecture.md"), "utf8");
+    const allowed = new Set<string>();
+    for (const row of table.matchAll(/^\| `([\w.]+?)\/?` +\|[^|]*\| ([^|]*?) *\|$/gm)) {
+      for (const to of row[2]!.split(",").map((t) => t.trim())) if (/^[a-z]+$/.test(to)) allowed.add(`${row[1]!.replace(/\.ts$/, "")} -> ${to}`);
+    }
+    expect(allowed.size).toBeGreaterThan(5);
+    expect([...folderEdges(graph)].sort()).toEqual([...allowed].sort());
+  });
+
+  it("has no import circles, type imports included", () => {
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it("finds a circle when there is one", () => {
+    const looped = new Map([
+      ["a", new Set(["b"])],
+      ["b", new Set(["c"])],
+      ["c", new Set(["a"])],
+    ]);
+    expect(circles(looped)).toEqual([["a", "b", "c"]]);
+  });
+
+  it("the core (provider/) imports no front, and the client imports nothing above it", () => {
+    for (const front of FRONTS) expect(reaches(graph, "provider/", front), front).toEqual([]);
+    for (const above of ["provider/", ...FRONTS]) expect(reaches(graph, "client/", above), above).toEqual([]);
+  });
+
+  it("the emulator is imported by no production code, and imports none", () => {
+    for (const folder of PRODUCTION.filter((f) => f !== "emulator")) expect(reaches(graph, `${folder}/`, "emulator/"), folder).toEqual([]);
+    expect(reaches(graph, "index", "emulator/")).toEqual([]);
+    for (const folder of PRODUCTION.filter((f) => f !== "emulator")) expect(reaches(graph, "emulator/", `${folder}/`), folder).toEqual([]);
+  });
+
+  it("the plugin's resource (native/) does not reach into its host (component/), the runner or the dynamic SDK", () => {
+    for (const other of ["component/", "runner/", "sdk/"]) expect(reaches(graph, "native/", other), other).toEqual([]);
+  });
+});
