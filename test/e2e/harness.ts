@@ -92,8 +92,11 @@ export async function withStack(
 ): Promise<void> {
   const { projectDir } = inject("e2e");
   const pulumiBin = opts.pulumiBin ?? inject("e2e").pulumiBin;
-  const name = opts.name ?? `s${process.pid}-${++counter}`;
-  const workDir = path.join(projectDir, "stacks", name);
+  const unique = `s${process.pid}-${++counter}`;
+  const name = opts.name ?? unique;
+  // The folder is the test's own even when the stack's name is fixed (a recorded state names its stack), so
+  // that tests of one name can run at once.
+  const workDir = path.join(projectDir, "stacks", opts.name ? `${opts.name}-${unique}` : unique);
   fs.mkdirSync(path.join(workDir, "programs"), { recursive: true });
   const programPath = path.join(workDir, "programs", program);
   fs.copyFileSync(path.join(__dirname, "programs", program), programPath);

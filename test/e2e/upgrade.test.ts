@@ -73,7 +73,7 @@ async function importRecorded(stack: E2EStack, stateFile: string, recorded: Reco
   expect(imported.code, imported.stderr).toBe(0);
 }
 
-it("refreshes, previews without changes, updates in place and destroys a stack recorded with release 0.1.0", async () => {
+it.concurrent("refreshes, previews without changes, updates in place and destroys a stack recorded with release 0.1.0", async () => {
   const { projectDir } = inject("e2e");
   const recorded = JSON.parse(fixture(UPGRADE_SESSIONS_FILE)) as Recorded;
   const vmIds = recorded.sessions.map((s) => s.vmId).sort();
@@ -122,7 +122,7 @@ it("refreshes, previews without changes, updates in place and destroys a stack r
   );
 });
 
-it("refreshes and destroys sessions recorded with the previous fingerprint format, recording the current one", async () => {
+it.concurrent("refreshes and destroys sessions recorded with the previous fingerprint format, recording the current one", async () => {
   await withStack("sessions.js", async (stack) => {
     const up = await stack.run("up", { config: { browsers: "chrome,firefox" } });
     expect(Object.keys(up.outputs.vmIds as object)).toHaveLength(2);
@@ -148,7 +148,7 @@ it("refreshes and destroys sessions recorded with the previous fingerprint forma
   });
 });
 
-it("moves the dynamic sessions of a recorded ReviewSessions to the plugin's BrowserSession in place: same ids, same links, nothing started", async () => {
+it.concurrent("moves the dynamic sessions of a recorded ReviewSessions to the plugin's BrowserSession in place: same ids, same links, nothing started", async () => {
   const { projectDir } = inject("e2e");
   const recorded = JSON.parse(fixture(REVIEW_SESSIONS_FILE)) as Recorded;
   const vmIds = recorded.sessions.map((s) => s.vmId).sort();
