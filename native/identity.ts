@@ -34,7 +34,7 @@ export function packageRoot(from: string = __dirname): string {
 }
 
 /**
- * `github://api.github.com/<owner>/<repo>` for a package.json `repository` on GitHub, in any of npm's
+ * The owner and name of a package.json `repository` on GitHub, in any of npm's
  * spellings (`git+https://github.com/o/r.git`, `github:o/r`, `o/r`, or an object with `url`).
  */
 export function githubOf(repository: unknown): { owner: string; repo: string } {

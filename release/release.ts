@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { githubOf } from "../native/identity";
+import { pluginIdentity } from "../native/identity";
 import { archiveEntries, checksums, writeArchive } from "./archive";
 import type { ReleaseArgs } from "./args";
 import { bundlePlugin, ReleaseFacts } from "./bundle";
@@ -30,12 +30,12 @@ export interface ReleaseOutput {
  */
 export async function writeRelease(args: ReleaseArgs, pulumi: string, log: (line: string) => void = () => {}): Promise<ReleaseOutput> {
   const platforms = selectPlatforms(args.platforms);
-  const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { repository?: unknown };
-  const { owner, repo } = githubOf(manifest.repository);
+  // The checkout's identity (package.json), at the release's version and, when given, its download address.
+  const identity = pluginIdentity();
   const facts: ReleaseFacts = {
     version: args.version,
-    pluginDownloadURL: args.pluginDownloadURL ?? `github://api.github.com/${owner}/${repo}`,
-    repository: `https://github.com/${owner}/${repo}`,
+    pluginDownloadURL: args.pluginDownloadURL ?? identity.pluginDownloadURL,
+    repository: identity.repository,
   };
   const out = path.resolve(args.out);
   prepareOutDir(out);
