@@ -1,4 +1,3 @@
-import { packageRoot } from "../native/identity";
 import { serveNative } from "../native/server";
 import { exitWhenEngineGone } from "../provider/liveness";
 import { RemoteBrowserComponentProvider } from "./provider";
@@ -16,7 +15,5 @@ export function serve(args: string[] = process.argv.slice(2)): Promise<void> {
   exitWhenEngineGone();
   return serveNative(new RemoteBrowserComponentProvider(), args);
 }
-
-export { packageRoot };
 
 if (require.main === module) void serve();
