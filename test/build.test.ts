@@ -34,23 +34,23 @@ describe("the build before the e2e tests", () => {
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it("builds when there is no build, rebuilds when a source is newer, and leaves a fresh build alone", () => {
-    buildIfStale(dir);
+  it("builds when there is no build, rebuilds when a source is newer, and leaves a fresh build alone", async () => {
+    await buildIfStale(dir);
     expect(built()).toContain("a = 1");
 
     edit("export const a = 2;\n");
-    buildIfStale(dir);
+    await buildIfStale(dir);
     expect(built()).toContain("a = 2");
 
     // Fresh: the build is left as it is (a rebuild would overwrite this).
     fs.writeFileSync(path.join(dir, "dist", "src", "a.js"), "untouched");
-    buildIfStale(dir);
+    await buildIfStale(dir);
     expect(built()).toBe("untouched");
 
     // The tests are not part of the build: an edit of one leaves it alone.
     fs.mkdirSync(path.join(dir, "test"));
     fs.writeFileSync(path.join(dir, "test", "a.test.ts"), "export {};\n");
-    buildIfStale(dir);
+    await buildIfStale(dir);
     expect(built()).toBe("untouched");
     // A hang guard, not a goal: two compiler starts took over 30 s on a loaded 2-core machine.
   }, 180_000);

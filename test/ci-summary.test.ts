@@ -1,8 +1,8 @@
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { command } from "./helpers/command";
 
 /**
  * CI shows only the end of a long log. These tests hold the two pieces that keep a failure of the first
@@ -20,14 +20,11 @@ function tmp(): string {
   return d;
 }
 
-function summarize(dir: string, report: unknown, log: string, code: number) {
+async function summarize(dir: string, report: unknown, log: string, code: number) {
   const files = { report: path.join(dir, "r.json"), log: path.join(dir, "run.log"), failures: path.join(dir, "failures.txt") };
   if (report !== undefined) fs.writeFileSync(files.report, JSON.stringify(report));
   fs.writeFileSync(files.log, log);
-  const run = spawnSync(process.execPath, [path.join(root, "scripts/test-summary.js"), files.report, files.log, String(code), files.failures], {
-    cwd: dir,
-    encoding: "utf8",
-  });
+  const run = await command(process.execPath, [path.join(root, "scripts/test-summary.js"), files.report, files.log, String(code), files.failures], { cwd: dir });
   expect(run.status).toBe(0);
   const failures = fs.existsSync(files.failures) ? fs.readFileSync(files.failures, "utf8") : undefined;
   return { stdout: run.stdout, failures };
@@ -53,57 +50,57 @@ function report(dir: string, tests: { name: string; status: string; message?: st
 }
 
 describe("scripts/test-summary.js", () => {
-  it("names each failed test with the start of its message, and writes them to the failures file", () => {
+  it("names each failed test with the start of its message, and writes them to the failures file", async () => {
     const dir = tmp();
     const r = report(dir, [
       { name: "ok", status: "passed" },
       { name: "suite > breaks", status: "failed", message: "AssertionError: expected 1 to be 2\n    at x" },
     ]);
-    const { stdout, failures } = summarize(dir, r, "", 1);
+    const { stdout, failures } = await summarize(dir, r, "", 1);
     expect(stdout).toContain("vitest: 1 passed, 1 failed");
     expect(stdout).toContain("1.5 s  test/a.test.ts");
     expect(failures).toContain("FAIL test/a.test.ts > suite > breaks");
     expect(failures).toContain("AssertionError: expected 1 to be 2");
   });
 
-  it("reports a file that failed outside its tests", () => {
+  it("reports a file that failed outside its tests", async () => {
     const dir = tmp();
-    const { failures } = summarize(dir, report(dir, [], "failed", "Error: Cannot find module './gone'"), "", 1);
+    const { failures } = await summarize(dir, report(dir, [], "failed", "Error: Cannot find module './gone'"), "", 1);
     expect(failures).toContain("FAIL test/a.test.ts\n    Error: Cannot find module './gone'");
   });
 
-  it("a run that failed with every test passed: the leftover processes or unhandled errors from the log", () => {
+  it("a run that failed with every test passed: the leftover processes or unhandled errors from the log", async () => {
     const dir = tmp();
     const log = ["\u001b[32m✓\u001b[39m lots of tests", "", "the run left 1 process(es) running (now killed):", "  pid 42 (parent 1): node plugin", "", "more"].join("\n");
-    const { stdout, failures } = summarize(dir, report(dir, [{ name: "ok", status: "passed" }]), log, 1);
+    const { stdout, failures } = await summarize(dir, report(dir, [{ name: "ok", status: "passed" }]), log, 1);
     expect(stdout).toContain("vitest exited with 1: see below");
     expect(failures).toContain("the run left 1 process(es) running");
     expect(failures).toContain("pid 42 (parent 1): node plugin");
 
     const files = ["the run left 1 file(s) or folder(s) in its temporary folder (now removed):", "  /tmp/prb-test-run-x/automation-logs-up-1"].join("\n");
-    const leftFiles = summarize(dir, report(dir, [{ name: "ok", status: "passed" }]), files, 1);
+    const leftFiles = await summarize(dir, report(dir, [{ name: "ok", status: "passed" }]), files, 1);
     expect(leftFiles.failures).toContain("automation-logs-up-1");
 
-    const unhandled = summarize(dir, report(dir, [{ name: "ok", status: "passed" }]), "⎯⎯ Unhandled Errors ⎯⎯\nError: write EPIPE\n", 1);
+    const unhandled = await summarize(dir, report(dir, [{ name: "ok", status: "passed" }]), "⎯⎯ Unhandled Errors ⎯⎯\nError: write EPIPE\n", 1);
     expect(unhandled.failures).toContain("Error: write EPIPE");
   });
 
-  it("no report and a failed run: the end of the log", () => {
+  it("no report and a failed run: the end of the log", async () => {
     const dir = tmp();
-    const { failures } = summarize(dir, undefined, "building\nerror TS2345: bad\n", 2);
+    const { failures } = await summarize(dir, undefined, "building\nerror TS2345: bad\n", 2);
     expect(failures).toContain("vitest exited with 2");
     expect(failures).toContain("error TS2345: bad");
   });
 
-  it("a passing run writes no failures file", () => {
+  it("a passing run writes no failures file", async () => {
     const dir = tmp();
-    expect(summarize(dir, report(dir, [{ name: "ok", status: "passed" }]), "", 0).failures).toBeUndefined();
+    expect((await summarize(dir, report(dir, [{ name: "ok", status: "passed" }]), "", 0)).failures).toBeUndefined();
   });
 });
 
 describe(".ci/run", () => {
   /** Runs a copy of .ci/run with npm and node stood in for: `npm test` and `npm run X` do what `cells` says. */
-  function ci(cells: Record<string, string>, staleFailures = false) {
+  async function ci(cells: Record<string, string>, staleFailures = false) {
     const dir = tmp();
     if (staleFailures) {
       fs.mkdirSync(path.join(dir, ".work"));
@@ -117,12 +114,12 @@ describe(".ci/run", () => {
       .map(([cmd, body]) => `  "${cmd}") ${body} ;;`)
       .join("\n");
     fs.writeFileSync(path.join(bin, "npm"), `#!/usr/bin/env bash\ncase "$*" in\n  "ci --no-audit --no-fund") exit 0 ;;\n${script}\nesac\n`, { mode: 0o755 });
-    const run = spawnSync("bash", [".ci/run"], { cwd: dir, encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+    const run = await command("bash", [".ci/run"], { cwd: dir, env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
     return { code: run.status, out: run.stdout };
   }
 
-  it("repeats what failed in the first cell after the last cell's output, and fails", () => {
-    const { code, out } = ci({
+  it("repeats what failed in the first cell after the last cell's output, and fails", async () => {
+    const { code, out } = await ci({
       test: `echo default output; mkdir -p .work; printf 'FAIL test/x.test.ts > it broke\\n' > .work/failures-default.txt; exit 1`,
       "run test:current": "for i in $(seq 200); do echo current line $i; done",
       "run test:floor": "echo floor output",
@@ -134,8 +131,8 @@ describe(".ci/run", () => {
     expect(tail).toMatch(/current +passed/);
   });
 
-  it("a cell that failed before its tests: the end of its own output", () => {
-    const { code, out } = ci({
+  it("a cell that failed before its tests: the end of its own output", async () => {
+    const { code, out } = await ci({
       test: "echo ok",
       "run test:current": "echo 'cell: no Node 24 to be had'; exit 3",
       "run test:floor": "echo floor output",
@@ -147,8 +144,8 @@ describe(".ci/run", () => {
     expect(tail).toMatch(/current +FAILED \(3\)/);
   });
 
-  it("passes when every cell passes, with a stale failures file of an earlier run ignored", () => {
-    const { code, out } = ci({ test: "echo ok", "run test:current": "echo ok", "run test:floor": "echo ok" }, true);
+  it("passes when every cell passes, with a stale failures file of an earlier run ignored", async () => {
+    const { code, out } = await ci({ test: "echo ok", "run test:current": "echo ok", "run test:floor": "echo ok" }, true);
     expect(code).toBe(0);
     expect(out).not.toContain("what failed");
   });

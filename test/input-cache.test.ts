@@ -16,7 +16,7 @@ function tmp(): string {
 }
 
 describe("cachedFolder", () => {
-  it("builds a key once and reuses it; a changed input is another key and builds again", () => {
+  it("builds a key once and reuses it; a changed input is another key and builds again", async () => {
     const root = tmp();
     let builds = 0;
     const build = (text: string) => (dir: string) => {
@@ -24,31 +24,31 @@ describe("cachedFolder", () => {
       fs.writeFileSync(path.join(dir, "out.txt"), text);
     };
     const a = keyOf(Buffer.from("tarball v1"), "3.248.0");
-    const first = cachedFolder(root, a, build("one"));
-    const again = cachedFolder(root, a, build("two"));
+    const first = await cachedFolder(root, a, build("one"));
+    const again = await cachedFolder(root, a, build("two"));
     expect([first.hit, again.hit, builds]).toEqual([false, true, 1]);
     expect(fs.readFileSync(path.join(again.dir, "out.txt"), "utf8")).toBe("one");
 
     const b = keyOf(Buffer.from("tarball v2"), "3.248.0");
     expect(b).not.toBe(a);
     expect(keyOf(Buffer.from("tarball v1"), "3.270.0")).not.toBe(a);
-    const changed = cachedFolder(root, b, build("three"));
+    const changed = await cachedFolder(root, b, build("three"));
     expect([changed.hit, builds]).toEqual([false, 2]);
     expect(fs.readFileSync(path.join(changed.dir, "out.txt"), "utf8")).toBe("three");
   });
 
-  it("a build that fails leaves no entry, so the next use builds again", () => {
+  it("a build that fails leaves no entry, so the next use builds again", async () => {
     const root = tmp();
-    expect(() =>
+    await expect(
       cachedFolder(root, "k", () => {
         throw new Error("npm install failed");
       }),
-    ).toThrow("npm install failed");
+    ).rejects.toThrow("npm install failed");
     expect(fs.readdirSync(root)).toEqual([]);
-    expect(cachedFolder(root, "k", (dir) => fs.writeFileSync(path.join(dir, "x"), "")).hit).toBe(false);
+    expect((await cachedFolder(root, "k", (dir) => fs.writeFileSync(path.join(dir, "x"), ""))).hit).toBe(false);
   });
 
-  it("removes entries unused for two hours beyond the three last used, and keeps recent ones", () => {
+  it("removes entries unused for two hours beyond the three last used, and keeps recent ones", async () => {
     const root = tmp();
     const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
     for (const [name, h] of [["old1", 5], ["old2", 4], ["old3", 3], ["recent", 1]] as const) {
@@ -56,7 +56,7 @@ describe("cachedFolder", () => {
       fs.writeFileSync(path.join(root, name, ".complete"), "");
       fs.utimesSync(path.join(root, name), hoursAgo(h), hoursAgo(h));
     }
-    cachedFolder(root, "new", () => undefined);
+    await cachedFolder(root, "new", () => undefined);
     // In use: new; the three last used: new, recent, old3; old1 and old2 are old and beyond them.
     expect(fs.readdirSync(root).sort()).toEqual(["new", "old3", "recent"]);
   });

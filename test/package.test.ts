@@ -1,8 +1,8 @@
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import { builtinModules } from "node:module";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { commandOk } from "./helpers/command";
 
 /**
  * What `npm pack` puts in the tarball, from its dry run: the entry points resolve to shipped files, every
@@ -15,15 +15,9 @@ const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "ut
 let files: string[] = [];
 const shipped = (file: string) => files.includes(file.replace(/^\.\//, ""));
 
-beforeAll(() => {
-  if (!fs.existsSync(path.join(root, "dist", "sdk", "index.js"))) {
-    execFileSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root, stdio: "ignore" });
-  }
-  const text = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
-    cwd: root,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "ignore"],
-  });
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(root, "dist", "sdk", "index.js"))) await commandOk("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root });
+  const text = await commandOk("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root });
   const [pack] = JSON.parse(text) as Array<{ name: string; files: Array<{ path: string }> }>;
   expect(pack.name).toBe("pulumi-remote-browser");
   files = pack.files.map((f) => f.path).sort();

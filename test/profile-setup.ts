@@ -3,13 +3,15 @@ import * as fs from "node:fs";
 import { createRequire, syncBuiltinESMExports } from "node:module";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { cpuMs, kindOf } from "./helpers/profile";
 
 /**
  * Where each test file's time goes, for the report scripts/test.sh prints (scripts/test-summary.js): every
  * command the file's process starts, by kind (the engine, builds, installs, other), with its wall time; the
- * timers that fired in the process (the waits); and the CPU the process and every child it waited for used.
+ * timers that fired in the process (the waits); the CPU the process and every child it waited for used; and
+ * each time the process held its event loop for 5 s or more, with the test that held it (vitest fails the run
+ * when a worker holds it for 60 s: test/architecture/no-sync-commands.test.ts).
  * Wall time on a shared machine says little on its own; CPU says what the file costs. Written only when
  * scripts/test.sh names a folder for it (PRB_PROFILE_DIR): `npx vitest` on its own does not profile.
  */
@@ -69,10 +71,33 @@ if (dir) {
   // util.promisify(setTimeout) resolves through this; without it the promisified wrapper would never resolve.
   Object.defineProperty(globalThis.setTimeout, promisify.custom, { value: (setTimer as unknown as Record<symbol, unknown>)[promisify.custom] });
 
+  // A beat every quarter second: a beat late by seconds is a time the loop was held. Checked at the end of
+  // each test too, which may come before the late beat does.
+  const holds: Array<{ test: string; ms: number }> = [];
+  let test = "(outside tests)";
+  let last = { at: Date.now(), test };
+  const BEAT_MS = 250;
+  const beat = () => {
+    const now = Date.now();
+    const held = now - last.at - BEAT_MS;
+    if (held >= 5_000) holds.push({ test: last.test === test ? test : `${last.test} .. ${test}`, ms: held });
+    last = { at: now, test };
+  };
+  setInterval(beat, BEAT_MS).unref();
+  beforeEach((context) => {
+    beat();
+    test = last.test = context.task.name;
+  });
+  afterEach(() => {
+    beat();
+    test = "(between tests)";
+  });
+
   beforeAll((suite) => {
     file = (suite as { filepath?: string }).filepath ?? "";
   });
   afterAll(() => {
+    beat();
     const now = Date.now();
     const profile = {
       file,
@@ -80,6 +105,7 @@ if (dir) {
       cpuMs: cpuMs(),
       commands: commands.map((c) => ({ ...c, end: c.end || now })),
       timers,
+      holds,
     };
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, `${process.pid}-${path.basename(file)}.json`), JSON.stringify(profile));

@@ -1,9 +1,10 @@
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { kindOf } from "./helpers/profile";
+import { command } from "./helpers/command";
+import { runVitestFixture } from "./helpers/vitest-fixture";
 
 /**
  * The report of where each test file's time went (test/profile-setup.ts writes it, scripts/test-summary.js
@@ -38,7 +39,7 @@ describe("kindOf", () => {
 });
 
 describe("scripts/test-summary.js with a profile folder", () => {
-  it("prints each slow file's wall and CPU time, the time a command of each kind ran (overlaps once), and its waits outside commands", () => {
+  it("prints each slow file's wall and CPU time, the time a command of each kind ran (overlaps once), and its waits outside commands", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-profile-"));
     dirs.push(dir);
     const file = path.join(dir, "test", "a.test.ts");
@@ -62,12 +63,27 @@ describe("scripts/test-summary.js with a profile folder", () => {
       ],
       // Waits while a command ran are the command's; only 1000-1200 is the test's own.
       timers: [{ start: 900, end: 1300 }],
+      holds: [{ test: "builds twice", ms: 7_200 }],
     };
     fs.writeFileSync(path.join(dir, "profile", "1-a.test.ts.json"), JSON.stringify(profile));
-    const run = spawnSync(process.execPath, [path.join(root, "scripts/test-summary.js"), "r.json", "run.log", "0", "failures.txt", "profile"], { cwd: dir, encoding: "utf8" });
+    const run = await command(process.execPath, [path.join(root, "scripts/test-summary.js"), "r.json", "run.log", "0", "failures.txt", "profile"], { cwd: dir });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/wall +cpu +engine +build +install +other +waits/);
     expect(run.stdout).toContain("    1.5     0.7     1.0     0.0     0.3     0.0     0.2  test/a.test.ts");
     expect(run.stdout).toContain("all files: cpu 1 s; wall with a command running (summed over files): engine 1 s, build 0 s, install 0 s, other 0 s");
+    expect(run.stdout).toContain("event loop held for 5 s or more (vitest fails a run at 60 s):\n      7.2  test/a.test.ts > builds twice");
   });
+});
+
+describe("test/profile-setup.ts in a test file's worker", () => {
+  it("records each time a test held the event loop for 5 s or more, naming the test, and not a wait on a timer", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-profile-"));
+    dirs.push(dir);
+    const run = await runVitestFixture("test/fixtures/loop-hold/vitest.config.ts", { PRB_PROFILE_DIR: dir });
+    expect(run.code, run.out).toBe(0);
+    const [written] = fs.readdirSync(dir);
+    const profile = JSON.parse(fs.readFileSync(path.join(dir, written!), "utf8")) as { holds: Array<{ test: string; ms: number }> };
+    expect(profile.holds.map((h) => h.test)).toEqual(["holds its event loop for 5.5 s"]);
+    expect(profile.holds[0]!.ms).toBeGreaterThanOrEqual(5_000);
+  }, 120_000);
 });

@@ -1,10 +1,10 @@
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run as runCommand } from "../release/run";
 import { actionlint } from "./helpers/actionlint";
+import { commandOk } from "./helpers/command";
 import type { Contexts } from "./helpers/github-expressions";
 import { JobRun, World, loadWorkflow, runSteps } from "./helpers/workflow-runner";
 
@@ -41,27 +41,23 @@ function jobRun(jobId: string, ctx: Contexts, setup: { releases?: string[]; npmP
   return run;
 }
 
-const sh = (cwd: string, cmd: string) => {
-  const r = spawnSync("bash", ["-ec", cmd], { cwd, encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`${cmd}: ${r.stderr}`);
-  return r.stdout;
-};
+const sh = (cwd: string, cmd: string) => commandOk("bash", ["-ec", cmd], { cwd });
 
 /** What download-artifact leaves of a release of `version`: the layout `npm run release` writes. */
-function release(workspace: string, version: string): string {
+async function release(workspace: string, version: string): Promise<string> {
   const out = path.join(workspace, "dist-release");
   fs.mkdirSync(out, { recursive: true });
   for (const platform of ["linux-amd64", "darwin-arm64"]) fs.writeFileSync(path.join(out, `pulumi-resource-remote-browser-v${version}-${platform}.tar.gz`), platform);
-  sh(out, "sha256sum ./*.tar.gz | sed 's# \\./# #' > checksums.txt");
-  const npmTarball = (name: string, file: string) => {
+  await sh(out, "sha256sum ./*.tar.gz | sed 's# \\./# #' > checksums.txt");
+  const npmTarball = async (name: string, file: string) => {
     const stage = fs.mkdtempSync(path.join(work, "npm-"));
     fs.mkdirSync(path.join(stage, "package"));
     fs.writeFileSync(path.join(stage, "package", "package.json"), JSON.stringify({ name, version }));
-    sh(stage, `tar -czf ${JSON.stringify(file)} package`);
+    await sh(stage, `tar -czf ${JSON.stringify(file)} package`);
   };
-  npmTarball("pulumi-remote-browser", path.join(out, `pulumi-remote-browser-${version}.tgz`));
+  await npmTarball("pulumi-remote-browser", path.join(out, `pulumi-remote-browser-${version}.tgz`));
   fs.mkdirSync(path.join(out, "nodejs"));
-  npmTarball("@remote-browser/pulumi", path.join(out, "nodejs", `remote-browser-pulumi-${version}.tgz`));
+  await npmTarball("@remote-browser/pulumi", path.join(out, "nodejs", `remote-browser-pulumi-${version}.tgz`));
   fs.mkdirSync(path.join(out, "python"));
   for (const f of [`pulumi_remote_browser-${version}-py3-none-any.whl`, `pulumi_remote_browser-${version}.tar.gz`]) fs.writeFileSync(path.join(out, "python", f), f);
   fs.mkdirSync(path.join(out, "go", "remotebrowser"), { recursive: true });
@@ -75,28 +71,28 @@ describe("the build job", () => {
     ["v1.2.3", "1.2.3", "false"],
     ["v0.4.0-rc.1", "0.4.0-rc.1", "true"],
     ["v1.0.0+build.5", "1.0.0+build.5", "false"],
-  ])("reads the version of tag %s", (tag, version, prerelease) => {
-    const r = jobRun("build", pushed(tag)).step("Read the version from the tag");
+  ])("reads the version of tag %s", async (tag, version, prerelease) => {
+    const r = await jobRun("build", pushed(tag)).step("Read the version from the tag");
     expect(r.code, r.out).toBe(0);
     expect(r.outputs).toEqual({ version, prerelease });
   });
 
-  it.each(["v1.2", "1.2.3", "v01.2.3", "vnext", "v1.2.3-"])("refuses tag %s, saying what a tag must be", (tag) => {
-    const r = jobRun("build", pushed(tag)).step("Read the version from the tag");
+  it.each(["v1.2", "1.2.3", "v01.2.3", "vnext", "v1.2.3-"])("refuses tag %s, saying what a tag must be", async (tag) => {
+    const r = await jobRun("build", pushed(tag)).step("Read the version from the tag");
     expect(r.code).not.toBe(0);
     expect(r.out).toContain(`::error::the tag ${tag} is not v<semantic version>`);
     expect(r.outputs).toEqual({});
   });
 
-  it("refuses version 2 and later until the Go module path has its /v<major> suffix", () => {
-    const r = jobRun("build", pushed("v2.0.0")).step("Read the version from the tag");
+  it("refuses version 2 and later until the Go module path has its /v<major> suffix", async () => {
+    const r = await jobRun("build", pushed("v2.0.0")).step("Read the version from the tag");
     expect(r.code).not.toBe(0);
     expect(r.out).toMatch(/the Go module path needs a \/v2 suffix/);
   });
 
-  it("installs the system packages the tests need, runs the tests, then the same release command a maintainer runs, and checks its checksums", () => {
+  it("installs the system packages the tests need, runs the tests, then the same release command a maintainer runs, and checks its checksums", async () => {
     const run = jobRun("build", pushed("v1.2.3"));
-    const results = run.all();
+    const results = await run.all();
     expect(results.filter((r) => r.ran && r.code !== 0).map((r) => `${r.step.name}: ${r.out}`)).toEqual([]);
     expect(run.world.commandLines("sudo")).toEqual([
       "sudo apt-get update -q",
@@ -110,10 +106,10 @@ describe("the build job", () => {
     expect(upload.step.with).toMatchObject({ path: "dist-release", "if-no-files-found": "error" });
   });
 
-  it("builds nothing when the tests fail", () => {
+  it("builds nothing when the tests fail", async () => {
     const run = jobRun("build", pushed("v1.2.3"));
     fs.writeFileSync(path.join(run.world.dir, "npm-test.error"), "1 failed");
-    const results = run.all();
+    const results = await run.all();
     expect(results.find((r) => r.step.name === "Run the tests")!.code).not.toBe(0);
     expect(results.filter((r) => r.ran).map((r) => r.step.name ?? r.step.uses)).not.toContain("Build the release");
     expect(results.find((r) => r.step.uses?.startsWith("actions/upload-artifact"))!.ran).toBe(false);
@@ -122,10 +118,10 @@ describe("the build job", () => {
 });
 
 describe("the GitHub release", () => {
-  it("creates the tag's release and uploads every archive of the version with checksums.txt", () => {
+  it("creates the tag's release and uploads every archive of the version with checksums.txt", async () => {
     const run = jobRun("github-release", pushed("v1.2.3"));
-    const out = release(run.workspace, "1.2.3");
-    const r = run.step(/^Upload the plugin archives/);
+    const out = await release(run.workspace, "1.2.3");
+    const r = await run.step(/^Upload the plugin archives/);
     expect(r.code, r.out).toBe(0);
     expect(run.world.commandLines("gh")).toEqual([
       `gh release view v1.2.3 --repo ${REPOSITORY} --json tagName`,
@@ -136,31 +132,31 @@ describe("the GitHub release", () => {
     expect(fs.existsSync(out)).toBe(true);
   });
 
-  it("marks a prerelease, and a re-run uploads into the release it made", () => {
+  it("marks a prerelease, and a re-run uploads into the release it made", async () => {
     const first = jobRun("github-release", pushed("v0.4.0-rc.1", { prerelease: "true" }), { releases: ["v0.4.0-rc.1"] });
-    release(first.workspace, "0.4.0-rc.1");
-    expect(first.step(/^Upload the plugin archives/).code).toBe(0);
+    await release(first.workspace, "0.4.0-rc.1");
+    expect((await first.step(/^Upload the plugin archives/)).code).toBe(0);
     expect(first.world.commandLines("gh").map((l) => l.split(" ").slice(0, 3).join(" "))).toEqual(["gh release view", "gh release upload"]);
     const fresh = jobRun("github-release", pushed("v0.4.0-rc.1", { prerelease: "true" }));
-    release(fresh.workspace, "0.4.0-rc.1");
-    expect(fresh.step(/^Upload the plugin archives/).code).toBe(0);
+    await release(fresh.workspace, "0.4.0-rc.1");
+    expect((await fresh.step(/^Upload the plugin archives/)).code).toBe(0);
     expect(fresh.world.commandLines("gh")[1]).toMatch(/ --prerelease$/);
   });
 
-  it("uploads nothing when an archive does not match checksums.txt", () => {
+  it("uploads nothing when an archive does not match checksums.txt", async () => {
     const run = jobRun("github-release", pushed("v1.2.3"));
-    const out = release(run.workspace, "1.2.3");
+    const out = await release(run.workspace, "1.2.3");
     fs.appendFileSync(path.join(out, "pulumi-resource-remote-browser-v1.2.3-linux-amd64.tar.gz"), "tampered");
-    const r = run.step(/^Upload the plugin archives/);
+    const r = await run.step(/^Upload the plugin archives/);
     expect(r.code).not.toBe(0);
     expect(r.out).toMatch(/FAILED/);
     expect(run.world.commandLines("gh")).toEqual([]);
   });
 
-  it("uploads nothing when the release holds no archive of the tag's version", () => {
+  it("uploads nothing when the release holds no archive of the tag's version", async () => {
     const run = jobRun("github-release", pushed("v1.2.4"));
-    release(run.workspace, "1.2.3");
-    const r = run.step(/^Upload the plugin archives/);
+    await release(run.workspace, "1.2.3");
+    const r = await run.step(/^Upload the plugin archives/);
     expect(r.code).not.toBe(0);
     expect(r.out).toContain("::error::the release has no plugin archives of 1.2.4");
     expect(run.world.commandLines("gh")).toEqual([]);
@@ -170,10 +166,10 @@ describe("the GitHub release", () => {
 describe("npm", () => {
   const publish = "Publish the npm packages with provenance";
 
-  it("publishes both packages with provenance, the token in the environment only", () => {
+  it("publishes both packages with provenance, the token in the environment only", async () => {
     const run = jobRun("npm", pushed("v1.2.3"));
-    release(run.workspace, "1.2.3");
-    const r = run.step(publish);
+    await release(run.workspace, "1.2.3");
+    const r = await run.step(publish);
     expect(r.code, r.out).toBe(0);
     expect(run.world.commandLines("npm")).toEqual([
       "npm view @remote-browser/pulumi@1.2.3 version",
@@ -186,10 +182,10 @@ describe("npm", () => {
     expect(flow.jobs.npm!).toMatchObject({ permissions: { "id-token": "write" } });
   });
 
-  it("publishes a prerelease under the dist-tag next, and a re-run skips what is published", () => {
+  it("publishes a prerelease under the dist-tag next, and a re-run skips what is published", async () => {
     const run = jobRun("npm", pushed("v0.4.0-rc.1", { prerelease: "true" }), { npmPublished: ["pulumi-remote-browser@0.4.0-rc.1"] });
-    release(run.workspace, "0.4.0-rc.1");
-    const r = run.step(publish);
+    await release(run.workspace, "0.4.0-rc.1");
+    const r = await run.step(publish);
     expect(r.code, r.out).toBe(0);
     expect(r.out).toContain("pulumi-remote-browser@0.4.0-rc.1 is published already");
     expect(run.world.commandLines("npm").filter((l) => l.startsWith("npm publish"))).toEqual([
@@ -197,11 +193,11 @@ describe("npm", () => {
     ]);
   });
 
-  it("publishes nothing when a tarball is missing", () => {
+  it("publishes nothing when a tarball is missing", async () => {
     const run = jobRun("npm", pushed("v1.2.3"));
-    const out = release(run.workspace, "1.2.3");
+    const out = await release(run.workspace, "1.2.3");
     fs.rmSync(path.join(out, "nodejs"), { recursive: true });
-    const r = run.step(publish);
+    const r = await run.step(publish);
     expect(r.code).not.toBe(0);
     expect(r.out).toContain("::error::expected the two npm tarballs of 1.2.3");
     expect(run.world.commandLines("npm")).toEqual([]);
@@ -209,10 +205,10 @@ describe("npm", () => {
 });
 
 describe("PyPI", () => {
-  it("hands exactly the wheel and the sdist to trusted publishing (an OIDC identity, no token)", () => {
+  it("hands exactly the wheel and the sdist to trusted publishing (an OIDC identity, no token)", async () => {
     const run = jobRun("pypi", pushed("v1.2.3"));
-    release(run.workspace, "1.2.3");
-    const r = run.step("Collect the Python wheel and sdist");
+    await release(run.workspace, "1.2.3");
+    const r = await run.step("Collect the Python wheel and sdist");
     expect(r.code, r.out).toBe(0);
     expect(fs.readdirSync(path.join(run.workspace, "pypi")).sort()).toEqual(["pulumi_remote_browser-1.2.3-py3-none-any.whl", "pulumi_remote_browser-1.2.3.tar.gz"]);
     const job = flow.jobs.pypi!;
@@ -221,11 +217,11 @@ describe("PyPI", () => {
     expect(action.with).toEqual({ "packages-dir": "pypi/", "skip-existing": true });
   });
 
-  it("refuses a release without its wheel", () => {
+  it("refuses a release without its wheel", async () => {
     const run = jobRun("pypi", pushed("v1.2.3"));
-    const out = release(run.workspace, "1.2.3");
+    const out = await release(run.workspace, "1.2.3");
     fs.rmSync(path.join(out, "python", "pulumi_remote_browser-1.2.3-py3-none-any.whl"));
-    const r = run.step("Collect the Python wheel and sdist");
+    const r = await run.step("Collect the Python wheel and sdist");
     expect(r.code).not.toBe(0);
     expect(r.out).toContain("::error::expected one wheel and one sdist");
   });
@@ -251,8 +247,8 @@ describe("the Go module's tag", () => {
   it("pushes sdk/go/remotebrowser/v<version> on a commit holding the module at sdk/go/remotebrowser; a re-run leaves it", async () => {
     const run = jobRun("go", pushed("v1.2.3"));
     const origin = await checkout(run);
-    release(run.workspace, "1.2.3");
-    const r = run.step("Tag the Go module");
+    await release(run.workspace, "1.2.3");
+    const r = await run.step("Tag the Go module");
     expect(r.code, r.out).toBe(0);
     const tree = await runCommand("git", ["ls-tree", "-r", "--name-only", "sdk/go/remotebrowser/v1.2.3"], { cwd: origin });
     expect(tree.split("\n").filter(Boolean).sort()).toEqual([".gitignore", "sdk/go/remotebrowser/browserSession.go", "sdk/go/remotebrowser/go.mod", "sdk/index.ts"]);
@@ -261,7 +257,7 @@ describe("the Go module's tag", () => {
     // Its parent is the release's commit.
     const parent = await runCommand("git", ["rev-parse", "sdk/go/remotebrowser/v1.2.3^{commit}^"], { cwd: run.workspace });
     expect(parent).toBe(await runCommand("git", ["rev-parse", "v1.2.3^{commit}"], { cwd: run.workspace }));
-    const again = run.step("Tag the Go module");
+    const again = await run.step("Tag the Go module");
     expect(again.code, again.out).toBe(0);
     expect(again.out).toContain("sdk/go/remotebrowser/v1.2.3 exists already");
   });
@@ -269,8 +265,8 @@ describe("the Go module's tag", () => {
   it("refuses a module whose path is not this repository's", async () => {
     const run = jobRun("go", { ...pushed("v1.2.3"), github: { ...(pushed("v1.2.3").github as object), repository: "someone/fork" } });
     await checkout(run);
-    release(run.workspace, "1.2.3");
-    const r = run.step("Tag the Go module");
+    await release(run.workspace, "1.2.3");
+    const r = await run.step("Tag the Go module");
     expect(r.code).not.toBe(0);
     expect(r.out).toContain("this repository serves github.com/someone/fork/sdk/go/remotebrowser");
   });
@@ -283,7 +279,7 @@ describe("the workflows as a whole", () => {
     expect(findings).toBe("");
   }, 600_000);
 
-  it("every `run:` step of the release workflow was executed by a test in this file", () => {
+  it("every `run:` step of the release workflow was executed by a test in this file", async () => {
     const steps = runSteps(flow);
     expect(steps.length).toBeGreaterThanOrEqual(8);
     expect(steps.filter((s) => !s.executed).map((s) => `${s.key} ${s.name}`)).toEqual([]);

@@ -1,8 +1,8 @@
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PackageSchema, PropertySpec, SCHEMA_FILE, withNativeSchema } from "../../component/packageSchema";
+import { commandOk } from "../helpers/command";
 
 /**
  * The YAML and Python examples, and the YAML test program of ReviewSessions, checked against the schema
@@ -228,11 +228,11 @@ describe("the Python programs (examples/python-review, and ReviewSessions from P
   const dir = path.join(root, "examples", "python-review");
 
   // The example itself (native BrowserSession, get_images, get_usage) runs in test/e2e/component.test.ts.
-  it("calls ReviewSessions of pulumi_remote_browser with keyword arguments of the schema's names and types", () => {
+  it("calls ReviewSessions of pulumi_remote_browser with keyword arguments of the schema's names and types", async () => {
     let parsed: { calls: Array<{ module: string; target: string; kwargs: Record<string, Value & { module?: string }> }>; reads: Array<{ of: string; attr: string }> };
     try {
       const program = path.join(root, "test", "e2e", "programs", "component-python", "review-sessions", "__main__.py");
-      parsed = JSON.parse(execFileSync("python3", ["-c", PARSE, program], { encoding: "utf8" }));
+      parsed = JSON.parse(await commandOk("python3", ["-c", PARSE, program]));
     } catch (e) {
       throw new Error(`python3 parses the Python example (is python3 installed?): ${(e as Error).message}`);
     }

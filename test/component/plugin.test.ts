@@ -1,4 +1,4 @@
-import { ChildProcess, execFileSync, spawn } from "node:child_process";
+import { ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -6,6 +6,7 @@ import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { RemoteBrowserComponentProvider } from "../../component/provider";
+import { commandOk } from "../helpers/command";
 
 /**
  * The plugin's ways in, without the engine: the executable the engine runs from PATH, the Node.js
@@ -58,7 +59,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
   engineAddress = `127.0.0.1:${(engine.address() as net.AddressInfo).port}`;
   if (!fs.existsSync(path.join(root, "dist", "component", "host.js"))) {
-    execFileSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root, stdio: "ignore" });
+    await commandOk("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root });
   }
   served = JSON.parse(await new RemoteBrowserComponentProvider().getSchema());
 }, 180_000);

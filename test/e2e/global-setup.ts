@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -7,6 +6,7 @@ import { cpuMs } from "../helpers/profile";
 import { RUN_MARKER_VAR } from "../helpers/leftovers";
 import { failOnLeftovers } from "../leftovers-setup";
 import { installProject } from "./project-install";
+import { commandOk } from "../helpers/command";
 
 /**
  * Once per e2e run: the engine, and a fresh Pulumi project outside the repository that installs the
@@ -16,10 +16,10 @@ import { installProject } from "./project-install";
  */
 const root = path.resolve(__dirname, "..", "..");
 
-export default function setup(project: TestProject): () => Promise<void> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const pulumiBin =
     process.env.PULUMI_REMOTE_BROWSER_PULUMI ||
-    execFileSync("bash", [path.join(root, "scripts", "engine.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+    (await commandOk("bash", [path.join(root, "scripts", "engine.sh")])).trim();
 
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-e2e-"));
   // The runner keeps its private backends' passphrases in the user's state folder: the suite's stay in its
@@ -28,17 +28,17 @@ export default function setup(project: TestProject): () => Promise<void> {
   const started = Date.now();
   const cpuBefore = cpuMs();
   const commands: Array<{ kind: string; start: number; end: number }> = [];
-  const timed = <T>(kind: string, work: () => T): T => {
+  const timed = async <T>(kind: string, work: () => Promise<T>): Promise<T> => {
     const entry = { kind, start: Date.now(), end: 0 };
     commands.push(entry);
     try {
-      return work();
+      return await work();
     } finally {
       entry.end = Date.now();
     }
   };
-  timed("build", () => buildIfStale());
-  const tarball = timed("install", () => execFileSync("npm", ["pack", "--silent", "--pack-destination", base], { cwd: root, encoding: "utf8" }))
+  await timed("build", () => buildIfStale());
+  const tarball = (await timed("install", () => commandOk("npm", ["pack", "--silent", "--pack-destination", base], { cwd: root })))
     .trim()
     .split("\n")
     .pop()!;
@@ -49,10 +49,10 @@ export default function setup(project: TestProject): () => Promise<void> {
   const pulumiVersion =
     process.env.PRB_E2E_PULUMI_SDK ||
     JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
-  const cached = timed("install", () => installProject(projectDir, path.join(base, tarball), pulumiVersion));
+  const cached = await timed("install", () => installProject(projectDir, path.join(base, tarball), pulumiVersion));
   const installed = JSON.parse(fs.readFileSync(path.join(projectDir, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
   if (installed !== pulumiVersion) throw new Error(`the e2e project installed @pulumi/pulumi ${installed}, not ${pulumiVersion}`);
-  const cli = execFileSync(pulumiBin, ["version"], { encoding: "utf8" }).trim();
+  const cli = (await commandOk(pulumiBin, ["version"])).trim();
   console.log(`e2e: node ${process.version}, @pulumi/pulumi ${installed} (installed from npm${cached ? ", cached" : ""}), pulumi CLI ${cli}`);
 
   const profileDir = process.env.PRB_PROFILE_DIR;
@@ -70,8 +70,8 @@ export default function setup(project: TestProject): () => Promise<void> {
 }
 
 /** The package is packed from dist/: a test file run on its own must not test an older build of the sources. */
-export function buildIfStale(dir = root): void {
-  execFileSync("bash", [path.join(root, "scripts", "build.sh"), dir], { stdio: ["ignore", "inherit", "inherit"] });
+export async function buildIfStale(dir = root): Promise<void> {
+  await commandOk("bash", [path.join(root, "scripts", "build.sh"), dir]);
 }
 
 declare module "vitest" {

@@ -28,7 +28,7 @@ let pulumiBin: string;
 let modules: string;
 beforeAll(async () => {
   base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-native-yaml-"));
-  pulumiBin = pulumiInstall(path.join(base, "pulumi", "bin"), inject("e2e").pulumiBin, yamlLanguageHost());
+  pulumiBin = pulumiInstall(path.join(base, "pulumi", "bin"), inject("e2e").pulumiBin, await yamlLanguageHost());
   modules = path.join(inject("e2e").projectDir, "node_modules");
   emulator = await startEmulator({ prepMs: 300 });
 });

@@ -1,4 +1,4 @@
-import { ChildProcess, execFileSync, spawn } from "node:child_process";
+import { ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -6,6 +6,7 @@ import { expect } from "vitest";
 import type { Emulator } from "../../emulator";
 import { engineEnvironment } from "../../runner/environment";
 import { run as runCommand } from "../../release/run";
+import { commandOk } from "../helpers/command";
 
 /**
  * What the plain-CLI tests share (test/e2e/yaml-cli.test.ts, native-yaml.test.ts): a Pulumi install with
@@ -22,10 +23,8 @@ export interface Result {
 }
 
 /** The YAML language host: given by scripts/prepare.sh under `npm test`, else built (once, then cached). */
-export function yamlLanguageHost(): string {
-  const host =
-    process.env.PULUMI_REMOTE_BROWSER_LANGUAGE_YAML ||
-    execFileSync("bash", [path.join(root, "scripts", "language-yaml.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+export async function yamlLanguageHost(): Promise<string> {
+  const host = process.env.PULUMI_REMOTE_BROWSER_LANGUAGE_YAML || (await commandOk("bash", [path.join(root, "scripts", "language-yaml.sh")])).trim();
   if (!fs.existsSync(host)) throw new Error(`the YAML language host ${host} does not exist: run bash scripts/language-yaml.sh`);
   return host;
 }

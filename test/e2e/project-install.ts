@@ -1,7 +1,7 @@
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { cacheRoot, cachedFolder, keyOf } from "../helpers/input-cache";
+import { commandOk } from "../helpers/command";
 
 /**
  * The e2e project's packages -- the packed package and the cell's @pulumi/pulumi, as `npm install` lays them
@@ -12,13 +12,13 @@ import { cacheRoot, cachedFolder, keyOf } from "../helpers/input-cache";
  * (`--prefer-offline`) as the project's install did before. The project links its `node_modules` to the
  * entry; nothing the tests run writes into it.
  */
-export function installProject(projectDir: string, tarball: string, pulumiVersion: string): boolean {
+export async function installProject(projectDir: string, tarball: string, pulumiVersion: string): Promise<boolean> {
   const dependencies = { "@pulumi/pulumi": pulumiVersion, "pulumi-remote-browser": `file:${tarball}` };
   fs.writeFileSync(path.join(projectDir, "package.json"), JSON.stringify({ name: "e2e-project", private: true, dependencies }, null, 2));
   const key = keyOf(fs.readFileSync(tarball), pulumiVersion, process.version);
-  const { dir, hit } = cachedFolder(cacheRoot("e2e-install"), key, (tmp) => {
+  const { dir, hit } = await cachedFolder(cacheRoot("e2e-install"), key, async (tmp) => {
     fs.copyFileSync(path.join(projectDir, "package.json"), path.join(tmp, "package.json"));
-    execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: tmp, stdio: ["ignore", "inherit", "inherit"] });
+    await commandOk("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: tmp });
   });
   fs.symlinkSync(path.join(dir, "node_modules"), path.join(projectDir, "node_modules"));
   return hit;

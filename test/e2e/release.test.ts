@@ -30,7 +30,7 @@ const served: string[] = [];
 beforeAll(async () => {
   release = await linuxRelease(inject("e2e").pulumiBin);
   base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-release-"));
-  pulumiBin = pulumiInstall(path.join(base, "pulumi", "bin"), inject("e2e").pulumiBin, yamlLanguageHost());
+  pulumiBin = pulumiInstall(path.join(base, "pulumi", "bin"), inject("e2e").pulumiBin, await yamlLanguageHost());
   emulator = await startEmulator({ prepMs: 300 });
   // Serves the release's files by name, as a release page would; nothing else.
   server = http.createServer((req, res) => {

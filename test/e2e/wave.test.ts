@@ -24,9 +24,9 @@ beforeAll(async () => {
 });
 afterAll(() => postgres?.stop());
 
-function stacksInBackend(): string[] {
+async function stacksInBackend(): Promise<string[]> {
   // The DIY backend keeps one row per stack checkpoint (history and .bak copies aside).
-  return postgres.query("select key from pulumi_state").filter((k) => /\/stacks\/[^/]+\/[^/]+\.json$/.test(k));
+  return (await postgres.query("select key from pulumi_state")).filter((k) => /\/stacks\/[^/]+\/[^/]+\.json$/.test(k));
 }
 
 describe("a wave of pull-request stacks on a shared PostgreSQL backend", () => {
@@ -67,7 +67,7 @@ describe("a wave of pull-request stacks on a shared PostgreSQL backend", () => {
       expect(peak, "the wave really contended for the limit").toBe(Math.min(LIMIT, STACKS));
       expect(books.maxRunning).toBe(peak);
       expect(books.neverEnded).toBe(0);
-      expect(stacksInBackend()).toEqual([]);
+      expect(await stacksInBackend()).toEqual([]);
     } finally {
       await emulator.close();
     }
@@ -96,6 +96,6 @@ describe("a wave of pull-request stacks on a shared PostgreSQL backend", () => {
       },
       { backendUrl: postgres.url, name: "pr-twice", destroy: false },
     );
-    expect(stacksInBackend()).toEqual([]);
+    expect(await stacksInBackend()).toEqual([]);
   });
 });

@@ -26,7 +26,7 @@ let base: string;
 let pulumiBin: string;
 beforeAll(async () => {
   base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-yaml-"));
-  pulumiBin = pulumiInstall(path.join(base, "pulumi", "bin"), inject("e2e").pulumiBin, yamlLanguageHost());
+  pulumiBin = pulumiInstall(path.join(base, "pulumi", "bin"), inject("e2e").pulumiBin, await yamlLanguageHost());
   emulator = await startEmulator({ prepMs: 300 });
 });
 afterAll(async () => {

@@ -1,9 +1,10 @@
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commandOk } from "../helpers/command";
 
 const ROOT = resolve(__dirname, "../..");
 let cliPath = join(ROOT, "dist/emulator/cli.js");
@@ -18,7 +19,7 @@ function builtCliIsFresh(): boolean {
   return sources.every((f) => statSync(join(ROOT, "emulator", f)).mtimeMs <= built);
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   if (builtCliIsFresh()) return;
   tempBuild = mkdtempSync(join(tmpdir(), "emulator-cli-"));
   const config = join(tempBuild, "tsconfig.json");
@@ -30,7 +31,7 @@ beforeAll(() => {
       include: [join(ROOT, "emulator/**/*.ts")],
     }),
   );
-  execFileSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", config], { cwd: ROOT, stdio: "pipe" });
+  await commandOk(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", config], { cwd: ROOT });
   cliPath = join(tempBuild, "out/emulator/cli.js");
 }, 60_000);
 

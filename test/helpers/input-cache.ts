@@ -31,7 +31,7 @@ const KEEP_NEWEST = 3;
  * two runs building at once the second finds the first's and drops its own. Each use marks the entry used;
  * entries (and builds left half-way) unused for two hours are removed, beyond the three last used.
  */
-export function cachedFolder(root: string, key: string, build: (dir: string) => void): { dir: string; hit: boolean } {
+export async function cachedFolder(root: string, key: string, build: (dir: string) => void | Promise<void>): Promise<{ dir: string; hit: boolean }> {
   const entry = path.join(root, key);
   const hit = fs.existsSync(path.join(entry, ".complete"));
   if (hit) {
@@ -41,7 +41,7 @@ export function cachedFolder(root: string, key: string, build: (dir: string) => 
     fs.mkdirSync(root, { recursive: true });
     const tmp = fs.mkdtempSync(path.join(root, `${key}.tmp-`));
     try {
-      build(tmp);
+      await build(tmp);
       fs.writeFileSync(path.join(tmp, ".complete"), "");
       try {
         fs.renameSync(tmp, entry);

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import * as path from "node:path";
 import { run } from "../../release/run";
 
@@ -6,7 +5,7 @@ import { run } from "../../release/run";
 export interface Postgres {
   url: string;
   /** Runs a query with psql and returns its rows, one string per row. */
-  query(sql: string): string[];
+  query(sql: string): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -16,10 +15,7 @@ export async function startPostgres(): Promise<Postgres> {
   const url = (await run("bash", [script, "start"])).trim();
   return {
     url,
-    query: (sql) =>
-      execFileSync("psql", [url, "-At", "-c", sql], { encoding: "utf8" })
-        .split("\n")
-        .filter(Boolean),
+    query: async (sql) => (await run("psql", [url, "-At", "-c", sql])).split("\n").filter(Boolean),
     stop: async () => {
       // The server knows its own folder; the script removes exactly that.
       const dataDir = (await run("psql", [url, "-At", "-c", "show data_directory"])).trim();

@@ -7,7 +7,7 @@
  * (`pulumi`, `gh`, `npm`, `node`, `openssl`) are stand-ins first on PATH (test/fixtures/workflow-stand-ins)
  * that answer from a per-test world folder and record every call.
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
@@ -271,7 +271,7 @@ export class JobRun {
   }
 
   /** Runs one step's script whatever its `if:` says (a test of the script itself). */
-  step(which: string | RegExp | Step): StepResult {
+  step(which: string | RegExp | Step): Promise<StepResult> {
     const step = typeof which === "object" && !(which instanceof RegExp) ? which : findStep(this.job, which);
     return this.execute(step);
   }
@@ -281,7 +281,7 @@ export class JobRun {
    * but for `always()`), `uses:` steps handed to `action` with their `with:` resolved (a stand-in for the
    * action, which fails it by returning false; none: every action does nothing and succeeds).
    */
-  all(action?: (step: Step, inputs: Record<string, string>, env: Record<string, string>) => boolean | void): Array<{ step: Step } & StepResult> {
+  async all(action?: (step: Step, inputs: Record<string, string>, env: Record<string, string>) => boolean | void): Promise<Array<{ step: Step } & StepResult>> {
     const results: Array<{ step: Step } & StepResult> = [];
     for (const step of this.job.steps) {
       const env = this.stepEnv(step);
@@ -297,12 +297,12 @@ export class JobRun {
         results.push({ step, ran: true, code, out: "", outputs: {}, exported: {}, masks: [], env });
         continue;
       }
-      results.push({ step, ...this.execute(step) });
+      results.push({ step, ...(await this.execute(step)) });
     }
     return results;
   }
 
-  private execute(step: Step): StepResult {
+  private async execute(step: Step): Promise<StepResult> {
     const index = this.job.steps.indexOf(step);
     if (index < 0 || step.run === undefined) throw new Error(`step ${step.name} is not a run step of ${this.jobId}`);
     executed.add(stepKey(this.flow, this.jobId, index));
@@ -335,15 +335,22 @@ export class JobRun {
     const [command, ...args] = shellCommand(shell, scriptFile);
     // One file for both streams, so that the lines keep the order the log shows them in.
     const logFile = path.join(this.temp, `log-${n}`);
+    // Not spawnSync: a worker that holds its event loop for a minute misses vitest's 60 s message timer.
     const fd = fs.openSync(logFile, "w");
-    const r = spawnSync(command!, args, { cwd, env, stdio: ["ignore", fd, fd] });
-    fs.closeSync(fd);
+    let code: number;
+    try {
+      code = await new Promise<number>((resolve, reject) => {
+        const child = spawn(command!, args, { cwd, env, stdio: ["ignore", fd, fd] });
+        child.once("error", reject);
+        child.once("close", (status) => resolve(status ?? 128));
+      });
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.rmSync(scriptFile);
-    if (r.error) throw r.error;
     const out = fs.readFileSync(logFile, "utf8");
     const outputs = parseCommandFile(fs.readFileSync(outputFile, "utf8"));
     const exported = parseCommandFile(fs.readFileSync(envFile, "utf8"));
-    const code = r.status ?? 128;
     if (step.id) this.steps[step.id] = { outputs, outcome: code === 0 ? "success" : "failure" };
     Object.assign(this.exported, exported);
     if (code !== 0) this.failed = true;

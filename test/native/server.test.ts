@@ -1,4 +1,4 @@
-import { ChildProcess, execFileSync, spawn } from "node:child_process";
+import { ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
@@ -6,6 +6,7 @@ import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { Emulator, startEmulator } from "../../emulator";
 import { isSecret, reveal, secret } from "../../native/secrets";
+import { commandOk } from "../helpers/command";
 
 /**
  * The plugin executable's native front door, spoken to over gRPC as the engine speaks to it: the calls the
@@ -66,7 +67,7 @@ function callOn<T = any>(rpc: any, method: string, req: unknown): Promise<T> {
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(root, "dist", "native", "server.js"))) execFileSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root, stdio: "ignore" });
+  if (!fs.existsSync(path.join(root, "dist", "native", "server.js"))) await commandOk("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root });
   emu = await startEmulator({ prepMs: 50, prepJitterMs: 0 });
   engine = net.createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));

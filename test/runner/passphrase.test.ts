@@ -1,10 +1,10 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { execFileSync } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { engineEnvironment } from "../../runner/environment";
 import { PassphraseMissingError, passphraseFolder, resolvePassphrase } from "../../runner/passphrase";
+import { commandOk } from "../helpers/command";
 
 let dir: string;
 /** The user's state folder of these tests (XDG_STATE_HOME): never the real one of whoever runs them. */
@@ -130,17 +130,17 @@ describe("the passphrase of a run", () => {
     expect(fs.readdirSync(passphraseFolder(other)), "no new passphrase for stacks made with another").toEqual([]);
   });
 
-  it("keeps the state folder out of git: a checkout that holds it commits nothing of it", () => {
+  it("keeps the state folder out of git: a checkout that holds it commits nothing of it", async () => {
     const work = path.join(dir, "checkout");
     fs.mkdirSync(work);
-    execFileSync("git", ["init", "-q"], { cwd: work });
+    await commandOk("git", ["init", "-q"], { cwd: work });
     fs.writeFileSync(path.join(work, "index.js"), "module.exports = () => undefined;\n");
     const stateDir = path.join(work, ".pulumi-local");
     engineEnvironment({ pulumiBin: "/bin/true", stateDir, workDir: ROOT });
     fs.mkdirSync(path.join(stateDir, "backend", ".pulumi", "stacks"), { recursive: true });
     fs.writeFileSync(path.join(stateDir, "backend", ".pulumi", "stacks", "dev.json"), "{}");
-    execFileSync("git", ["add", "-A"], { cwd: work });
-    expect(execFileSync("git", ["diff", "--cached", "--name-only"], { cwd: work, encoding: "utf8" }).trim()).toBe("index.js");
+    await commandOk("git", ["add", "-A"], { cwd: work });
+    expect((await commandOk("git", ["diff", "--cached", "--name-only"], { cwd: work })).trim()).toBe("index.js");
   });
 
   it("an empty PULUMI_CONFIG_PASSPHRASE does not become the private backend's passphrase either", () => {
