@@ -9,12 +9,17 @@ import { run } from "./run";
  * Pulumi's own SDK code generators, built once per source and module set into the cache outside the
  * repository: release/sdkgen/main.go (Python, Node.js and Go: the generators of Pulumi's Go module, the
  * engine's go.sum pinning the modules) and release/sdkgen-dotnet-java (.NET and Java: the generators of
- * those languages' own hosts, in a module of their own with its go.sum). What `pulumi package add` has a
- * language host run, for machines without those hosts; the release and the tests run the same ones.
+ * those languages' own hosts, in a module of their own with its go.sum). Both read and bind the schema with
+ * release/sdkgen-schema, built with each one's own Pulumi modules. What `pulumi package add` has a language
+ * host run, for machines without those hosts; the release and the tests run the same ones.
  */
 const root = () => packageRoot(__dirname);
 
 const hashOf = (...parts: Buffer[]) => parts.reduce((h, p) => h.update(p), createHash("sha256")).digest("hex").slice(0, 16);
+
+/** The shared schema loader's module: its files are part of both generators' inputs. */
+const schemaModule = () => path.join(root(), "release", "sdkgen-schema");
+const schemaModuleFiles = () => ["go.mod", "schema.go"].map((f) => fs.readFileSync(path.join(schemaModule(), f)));
 
 /** Builds the module in `mod` into `bin` (atomically: a parallel run builds its own and renames over the same). */
 async function build(mod: string, bin: string, goflags: string): Promise<string> {
@@ -29,10 +34,14 @@ async function build(mod: string, bin: string, goflags: string): Promise<string>
 export async function sdkgen(scratch: string): Promise<string> {
   const gen = fs.readFileSync(path.join(root(), "release", "sdkgen", "main.go"));
   const sum = fs.readFileSync(path.join(root(), "engine", "go.sum"));
-  const bin = path.join(cacheRoot(), `sdkgen-${hashOf(gen, sum)}`);
+  const bin = path.join(cacheRoot(), `sdkgen-${hashOf(gen, sum, ...schemaModuleFiles())}`);
   if (fs.existsSync(bin)) return bin;
   const mod = fs.mkdtempSync(path.join(scratch, "sdkgen-"));
-  fs.writeFileSync(path.join(mod, "go.mod"), fs.readFileSync(path.join(root(), "engine", "go.mod"), "utf8").replace(/^module .*$/m, "module sdkgen"));
+  const goMod = fs.readFileSync(path.join(root(), "engine", "go.mod"), "utf8").replace(/^module .*$/m, "module sdkgen");
+  fs.writeFileSync(
+    path.join(mod, "go.mod"),
+    `${goMod}\nrequire pulumi-remote-browser/sdkgen-schema v0.0.0\n\nreplace pulumi-remote-browser/sdkgen-schema => ${schemaModule()}\n`,
+  );
   fs.writeFileSync(path.join(mod, "go.sum"), sum);
   fs.writeFileSync(path.join(mod, "main.go"), gen);
   return build(mod, bin, "-mod=mod");
@@ -44,7 +53,7 @@ export async function sdkgen(scratch: string): Promise<string> {
  */
 export async function sdkgenDotnetJava(): Promise<string> {
   const mod = path.join(root(), "release", "sdkgen-dotnet-java");
-  const parts = ["main.go", "go.mod", "go.sum"].map((f) => fs.readFileSync(path.join(mod, f)));
+  const parts = [...["main.go", "go.mod", "go.sum"].map((f) => fs.readFileSync(path.join(mod, f))), ...schemaModuleFiles()];
   const bin = path.join(cacheRoot(), `sdkgen-dotnet-java-${hashOf(...parts)}`);
   return fs.existsSync(bin) ? bin : build(mod, bin, "-mod=readonly -buildvcs=false");
 }

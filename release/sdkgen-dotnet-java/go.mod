@@ -132,3 +132,8 @@ replace github.com/Sirupsen/logrus => github.com/sirupsen/logrus v1.8.3
 replace github.com/gogo/protobuf => github.com/gogo/protobuf v1.3.2
 
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
+
+// The schema loading shared with ../sdkgen.
+require pulumi-remote-browser/sdkgen-schema v0.0.0
+
+replace pulumi-remote-browser/sdkgen-schema => ../sdkgen-schema

@@ -1,7 +1,7 @@
 // sdkgen-dotnet-java writes the .NET or the Java SDK of a Pulumi package schema with the code generators of
 // those languages' own Pulumi language hosts (github.com/pulumi/pulumi-dotnet/pulumi-language-dotnet and
 // github.com/pulumi/pulumi-java/pkg: they are not part of github.com/pulumi/pulumi/pkg/v3, whose Python,
-// Node.js and Go generators ../component-python/sdkgen.go runs), doing what each host's GeneratePackage does
+// Node.js and Go generators ../sdkgen runs), doing what each host's GeneratePackage does
 // for `pulumi package add`, for machines without those hosts. Its own module: both pin Pulumi versions of
 // their own, older than the CLI's.
 //
@@ -11,8 +11,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"image/png"
@@ -20,27 +18,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/blang/semver"
 	dotnet "github.com/pulumi/pulumi-dotnet/pulumi-language-dotnet/v3/codegen"
 	java "github.com/pulumi/pulumi-java/pkg/codegen/java"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+	sdkgenschema "pulumi-remote-browser/sdkgen-schema"
 )
-
-// noLoader: the schema references no other package.
-type noLoader struct{}
-
-var errNone = errors.New("no other packages")
-
-func (noLoader) LoadPackage(string, *semver.Version) (*schema.Package, error) { return nil, errNone }
-func (noLoader) LoadPackageV2(context.Context, *schema.PackageDescriptor) (*schema.Package, error) {
-	return nil, errNone
-}
-func (noLoader) LoadPackageReference(string, *semver.Version) (schema.PackageReference, error) {
-	return nil, errNone
-}
-func (noLoader) LoadPackageReferenceV2(context.Context, *schema.PackageDescriptor) (schema.PackageReference, error) {
-	return nil, errNone
-}
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, err)
@@ -71,12 +53,8 @@ func main() {
 	if len(os.Args) < 4 || len(os.Args) > 5 || (os.Args[3] == "dotnet") != (len(os.Args) == 5) {
 		fail(errors.New("usage: sdkgen-dotnet-java <schema.json> <out dir> dotnet <logo.png> | java"))
 	}
-	data, err := os.ReadFile(os.Args[1])
+	spec, err := sdkgenschema.Read(os.Args[1])
 	if err != nil {
-		fail(err)
-	}
-	spec := &schema.PackageSpec{}
-	if err := json.Unmarshal(data, spec); err != nil {
 		fail(err)
 	}
 	language := os.Args[3]
@@ -91,12 +69,9 @@ func main() {
 		}
 		spec = deduped
 	}
-	pkg, diags, err := schema.BindSpec(*spec, noLoader{}, schema.ValidationOptions{AllowDanglingReferences: true})
+	pkg, err := sdkgenschema.Bind(spec)
 	if err != nil {
 		fail(err)
-	}
-	if diags.HasErrors() {
-		fail(diags)
 	}
 	var files map[string][]byte
 	switch language {

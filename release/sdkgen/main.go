@@ -6,51 +6,24 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"github.com/blang/semver"
 	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	python "github.com/pulumi/pulumi/pkg/v3/codegen/python"
-	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+	sdkgenschema "pulumi-remote-browser/sdkgen-schema"
 )
 
-// noLoader: the schema references no other package.
-type noLoader struct{}
-
-var errNone = errors.New("no other packages")
-
-func (noLoader) LoadPackage(string, *semver.Version) (*schema.Package, error) { return nil, errNone }
-func (noLoader) LoadPackageV2(context.Context, *schema.PackageDescriptor) (*schema.Package, error) {
-	return nil, errNone
-}
-func (noLoader) LoadPackageReference(string, *semver.Version) (schema.PackageReference, error) {
-	return nil, errNone
-}
-func (noLoader) LoadPackageReferenceV2(context.Context, *schema.PackageDescriptor) (schema.PackageReference, error) {
-	return nil, errNone
-}
-
 func main() {
-	data, err := os.ReadFile(os.Args[1])
+	spec, err := sdkgenschema.Read(os.Args[1])
 	if err != nil {
 		panic(err)
 	}
-	var spec schema.PackageSpec
-	if err := json.Unmarshal(data, &spec); err != nil {
-		panic(err)
-	}
-	pkg, diags, err := schema.BindSpec(spec, noLoader{}, schema.ValidationOptions{AllowDanglingReferences: true})
+	pkg, err := sdkgenschema.Bind(spec)
 	if err != nil {
 		panic(err)
-	}
-	if diags.HasErrors() {
-		panic(diags)
 	}
 	language := "python"
 	if len(os.Args) > 3 {
@@ -59,9 +32,9 @@ func main() {
 	var files map[string][]byte
 	switch language {
 	case "python":
-		files, err = python.GeneratePackage("pulumi-language-python", pkg, nil, noLoader{})
+		files, err = python.GeneratePackage("pulumi-language-python", pkg, nil, sdkgenschema.NoLoader{})
 	case "nodejs":
-		files, err = nodejs.GeneratePackage("pulumi-language-nodejs", pkg, nil, nil, false, noLoader{})
+		files, err = nodejs.GeneratePackage("pulumi-language-nodejs", pkg, nil, nil, false, sdkgenschema.NoLoader{})
 	case "go":
 		files, err = gogen.GeneratePackage("pulumi-language-go", pkg, nil)
 	default:
