@@ -1,12 +1,12 @@
 /**
  * The entry point of the `remote-browser` component package (see `PulumiPlugin.yaml`): the components the
  * plugin serves. The schema analyzer of `@pulumi/pulumi/provider/experimental` starts from this file to
- * find them; `component/schema.json` is what it derives.
+ * find them; `plugin/schema.json` is what it derives.
  */
-import { serve } from "./component/host";
+import { serve } from "./plugin/host";
 
-export { ReviewSessions, ShareLanguage } from "./component/reviewSessions";
-export type { ReviewSessionsArgs } from "./component/reviewSessions";
+export { ReviewSessions, ShareLanguage } from "./plugin/reviewSessions";
+export type { ReviewSessionsArgs } from "./plugin/reviewSessions";
 
 // Loaded as the plugin program by the Node.js language host (its run-plugin script loads the package
 // folder's entry point): serve the components as `remote-browser`. Left to itself, run-plugin would

@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 // in-process emulator. The e2e tier is too slow to run once per mutant.
 export default defineConfig({
   test: {
-    include: ["test/client/**/*.test.ts", "test/provider/**/*.test.ts"],
+    include: ["test/client/**/*.test.ts", "test/core/**/*.test.ts"],
     testTimeout: 30_000,
   },
 });

@@ -11,7 +11,7 @@
 import { RemoteBrowserClient } from "../client";
 import { startEmulator } from "../emulator";
 import type { Emulator } from "../emulator";
-import { DEFAULT_POLL_SCHEDULE, PollSchedule, waitForRunning } from "../provider/wait";
+import { DEFAULT_POLL_SCHEDULE, PollSchedule, waitForRunning } from "../core/wait";
 import { modelPoint } from "./model";
 import { Printer, fixed, mean, median, ms, quantile, table, yesNo } from "./report";
 

@@ -15,7 +15,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { sdkRequire } from "../provider/pulumiSdk";
+import { sdkRequire } from "../core/pulumiSdk";
 import { findPulumiBin } from "../runner";
 import { writeRelease } from "../release/release";
 import { fixed, median, ms, Printer, table } from "./report";

@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import { build, Plugin } from "esbuild";
 
-/** What the release binary knows of itself (native/identity.ts reads it as `PRB_RELEASE`). */
+/** What the release binary knows of itself (plugin/identity.ts reads it as `PRB_RELEASE`). */
 export interface ReleaseFacts {
   version: string;
   pluginDownloadURL: string;
@@ -11,7 +11,7 @@ export interface ReleaseFacts {
 const root = path.resolve(__dirname, "..", "..");
 
 /**
- * The plugin (component/host.ts's `serve`) and everything it loads, as one CommonJS file that needs no
+ * The plugin (plugin/host.ts's `serve`) and everything it loads, as one CommonJS file that needs no
  * `node_modules`: what the single executable runs. Returns the bundle's text.
  */
 export async function bundlePlugin(facts: ReleaseFacts): Promise<string> {
@@ -19,7 +19,7 @@ export async function bundlePlugin(facts: ReleaseFacts): Promise<string> {
     // host.ts starts the plugin when it is the main module, as it is at the top of the bundle (a second
     // start would find the SDK serving already and fail). The release asks the built binary for its schema,
     // so a bundle that did not start would fail the build.
-    entryPoints: [path.join(root, "component", "host.ts")],
+    entryPoints: [path.join(root, "plugin", "host.ts")],
     bundle: true,
     platform: "node",
     target: "node22",
@@ -37,12 +37,12 @@ export async function bundlePlugin(facts: ReleaseFacts): Promise<string> {
   return result.outputFiles[0].text;
 }
 
-/** provider/pulumiSdk.ts resolves modules at run time, which a bundle cannot: its bundled twin takes its place. */
+/** core/pulumiSdk.ts resolves modules at run time, which a bundle cannot: its bundled twin takes its place. */
 const bundledSdk: Plugin = {
   name: "bundled-sdk",
   setup(b) {
     b.onResolve({ filter: /\/pulumiSdk$/ }, (args) =>
-      path.resolve(args.resolveDir, args.path) === path.join(root, "provider", "pulumiSdk") ? { path: path.join(root, "release", "bundledSdk.ts") } : undefined,
+      path.resolve(args.resolveDir, args.path) === path.join(root, "core", "pulumiSdk") ? { path: path.join(root, "release", "bundledSdk.ts") } : undefined,
     );
   },
 };

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { pluginIdentity } from "../native/identity";
+import { pluginIdentity } from "../plugin/identity";
 import { archiveEntries, checksums, writeArchive } from "./archive";
 import type { ReleaseArgs } from "./args";
 import { bundlePlugin, ReleaseFacts } from "./bundle";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { packageRoot } from "../native/identity";
+import { packageRoot } from "../plugin/identity";
 import { cacheRoot } from "./cache";
 import { run } from "./run";
 

@@ -1,8 +1,8 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { packageRoot } from "../native/identity";
-import { LOGO_FILE } from "../native/packageMetadata";
+import { packageRoot } from "../plugin/identity";
+import { LOGO_FILE } from "../plugin/packageMetadata";
 import { run } from "./run";
 import { sdkgen, sdkgenDotnetJava } from "./sdkgen";
 

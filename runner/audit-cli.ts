@@ -4,7 +4,7 @@
  */
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { ENV_API_KEY, ENV_BASE_URL, clientForConfig, loadConfig } from "../provider/config";
+import { ENV_API_KEY, ENV_BASE_URL, clientForConfig, loadConfig } from "../core/config";
 import { classify, readAccount } from "./audit";
 import { listStacks, readStacks } from "./audit-stacks";
 import { formatReport } from "./audit-table";

@@ -1,7 +1,7 @@
 import { maskedIdMatches } from "../client";
 import type { RemoteBrowserClient } from "../client";
-import { listedSession } from "../provider/dataSources";
-import type { ListedSession } from "../provider/dataSources";
+import { listedSession } from "../core/dataSources";
+import type { ListedSession } from "../core/dataSources";
 import type { PendingCreate, StackSessions } from "./audit-stacks";
 
 /**

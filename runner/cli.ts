@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import type { ConfigMap, OutputMap } from "@pulumi/pulumi/automation";
-import { CONFIG_NAMESPACE, SECRET_SETTINGS, secretSettingOf } from "../provider/config";
+import { CONFIG_NAMESPACE, SECRET_SETTINGS, secretSettingOf } from "../core/config";
 import { Action, MAX_LOG_VERBOSITY, linkThisPackage, loadProgram, runProgram } from "./index";
 import { auditMain } from "./audit-cli";
 import { INTERRUPTED_EXIT_CODE, Interrupted, interruptible } from "./interrupt";

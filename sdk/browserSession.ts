@@ -1,35 +1,39 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { Locale } from "../client/schemas";
 import { storedProvider } from "./storedProvider";
 import { warnAboutPlainSecrets } from "./configWarnings";
-import { INPUTS, OUTPUTS, SECRET_OUTPUTS } from "../provider/fields";
-import type { InputName, OutputName } from "../provider/fields";
+import { INPUTS, OUTPUTS, SECRET_OUTPUTS } from "../core/fields";
+import type { InputName, OutputName } from "../core/fields";
 
-/** Viewer languages of a share link. */
-export type ShareLanguage = "en" | "de" | "fr" | "es" | "it" | "pt" | "ja";
+/** Viewer languages of a share link: the service's locales. */
+export type ShareLanguage = Locale;
 
 export interface BrowserSessionArgs {
   /** Browser image id to start, e.g. `chrome`; must be an enabled image (see `getImages()`). Changing it replaces the session. */
   browser: pulumi.Input<string>;
   /** First page to open; at most 10,000 characters. Changing it replaces the session. */
   url?: pulumi.Input<string>;
-  /** Browser interface language code, e.g. `en` or `de`. @default the account setting, else `en` */
+  /** Browser interface language code, e.g. `en` or `de`. Changing it replaces the session. @default the account setting, else `en` */
   language?: pulumi.Input<string>;
-  /** Keyboard layout code, e.g. `us` or `de`. @default the account setting, else `us` */
+  /** Keyboard layout code, e.g. `us` or `de`. Changing it replaces the session. @default the account setting, else `us` */
   layout?: pulumi.Input<string>;
   /**
    * Exit location: a country code (`us`, `de`, `uk`), a city code (`us-dal`) as `getLocations()` lists them,
    * or `auto`. Needs location access in the plan. When no exit is free there, the session starts on the
-   * default connection and `locationApplied` is false (see `requireLocation`).
+   * default connection and `locationApplied` is false (see `requireLocation`). Changing it replaces the session.
    */
   country?: pulumi.Input<string>;
-  /** `residential` browses through a residential connection (needs residential data in the plan; uses only the country part of `country`). */
+  /**
+   * `residential` browses through a residential connection (needs residential data in the plan; uses only the
+   * country part of `country`). Changing it replaces the session.
+   */
   egress?: pulumi.Input<"residential">;
-  /** Viewer language of the share link. @default "en" */
+  /** Viewer language of the share link. Changing it replaces the session. @default "en" */
   shareLanguage?: pulumi.Input<ShareLanguage>;
-  /** http(s) address the viewer opens when someone leaves the session or its ended screen; at most 2,000 characters. */
+  /** http(s) address the viewer opens when someone leaves the session or its ended screen; at most 2,000 characters. Changing it replaces the session. */
   callbackUrl?: pulumi.Input<string>;
   /**
-   * Idempotency key for the create call, 1 to 128 characters. @default a key derived from the stack, the
+   * Idempotency key for the create call, 1 to 128 characters. Changing it replaces the session. @default a key derived from the stack, the
    * resource name and its inputs, stable across retries and interrupted updates and new for a replacement
    */
   idempotencyKey?: pulumi.Input<string>;
@@ -47,7 +51,7 @@ export interface BrowserSessionArgs {
 
 /**
  * The args and outputs above are written out for their docs; they must name exactly the fields of the
- * provider's field table (provider/fields.ts), which this checks when the package is compiled.
+ * provider's field table (core/fields.ts), which this checks when the package is compiled.
  */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const argsMatchFields: Same<keyof BrowserSessionArgs, InputName> = true;

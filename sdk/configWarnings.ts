@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { CONFIG_FIELDS, CONFIG_NAMESPACE, isSetting, secretSettingOf } from "../provider/config";
+import { CONFIG_FIELDS, CONFIG_NAMESPACE, isSetting, secretSettingOf } from "../core/config";
 
 /*
  * The credentials among the settings (SECRET_SETTINGS) are checked here, by the program: the dynamic

@@ -1,9 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { RemoteBrowserClient } from "../client";
-import { CONFIG_NAMESPACE, ProviderConfig, clientForConfig, loadConfig } from "../provider/config";
+import { CONFIG_NAMESPACE, ProviderConfig, clientForConfig, loadConfig } from "../core/config";
 import { warnAboutPlainSecrets } from "./configWarnings";
-import { imagesResult, locationsResult, parseSessionsArgs, sessionsResult, usageResult } from "../provider/dataSources";
-import type { GetImagesResult, GetLocationsResult, GetSessionsArgs, GetSessionsResult, GetUsageResult } from "../provider/dataSources";
+import { imagesResult, locationsResult, parseSessionsArgs, sessionsResult, usageResult } from "../core/dataSources";
+import type { GetImagesResult, GetLocationsResult, GetSessionsArgs, GetSessionsResult, GetUsageResult } from "../core/dataSources";
 
 /** Options of the data-source functions. All optional. */
 export interface FunctionOptions {

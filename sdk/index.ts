@@ -31,7 +31,7 @@ export type {
   Location,
   UsageMeterFields,
   UsagePool,
-} from "../provider/dataSources";
+} from "../core/dataSources";
 export { isRemoteBrowserError } from "../client/errors";
 export {
   AccountMismatchError,
@@ -52,7 +52,7 @@ export {
   StatusUnreadableError,
   ValidationError,
   isProviderError,
-} from "../provider/errors";
-export type { ProviderErrorCode } from "../provider/errors";
+} from "../core/errors";
+export type { ProviderErrorCode } from "../core/errors";
 export type { ErrorCode, RemoteBrowserError } from "../client/errors";
-export { CONFIG_NAMESPACE, DEFAULT_BASE_URL, ENV_API_KEY, ENV_BASE_URL } from "../provider/config";
+export { CONFIG_NAMESPACE, DEFAULT_BASE_URL, ENV_API_KEY, ENV_BASE_URL } from "../core/config";

@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type * as Impl from "../provider";
+import type * as Impl from "../dynamic";
 
 /**
  * The provider object the engine serialises into every BrowserSession's state.

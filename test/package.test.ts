@@ -34,7 +34,7 @@ describe("the packed package", () => {
 
     const entries: Record<string, { types: string; default: string }> = {
       ".": { types: "./dist/sdk/index.d.ts", default: "./dist/sdk/index.js" },
-      "./provider": { types: "./dist/provider/index.d.ts", default: "./dist/provider/index.js" },
+      "./provider": { types: "./dist/dynamic/index.d.ts", default: "./dist/dynamic/index.js" },
       "./emulator": { types: "./dist/emulator/index.d.ts", default: "./dist/emulator/index.js" },
       "./runner": { types: "./dist/runner/index.d.ts", default: "./dist/runner/index.js" },
     };

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ENV_IDEMPOTENCY_SECRET, MIN_IDEMPOTENCY_SECRET_LENGTH, loadConfig } from "../provider/config";
+import { ENV_IDEMPOTENCY_SECRET, MIN_IDEMPOTENCY_SECRET_LENGTH, loadConfig } from "../core/config";
 import { command } from "./helpers/command";
 import type { Contexts } from "./helpers/github-expressions";
 import type { Job, Step, Workflow, WorldSetup } from "./helpers/workflow-runner";

@@ -7,15 +7,15 @@ import { circles, folderEdges, importGraph, reaches } from "./imports";
  * The import rules docs/architecture.md draws, checked against the sources so that the picture cannot
  * drift from the code.
  */
-const PRODUCTION = ["client", "provider", "native", "component", "sdk", "runner", "release", "emulator"];
+const PRODUCTION = ["client", "core", "dynamic", "plugin", "sdk", "runner", "release", "emulator"];
 const graph = importGraph(PRODUCTION, ["index.ts"]);
-const FRONTS = ["native/", "component/", "sdk/", "runner/", "release/", "index"];
+const FRONTS = ["dynamic/", "plugin/", "sdk/", "runner/", "release/", "index"];
 
 describe("the import rules of docs/architecture.md", () => {
   it("reads the whole project: every production folder has modules, and imports between them are found", () => {
     for (const folder of PRODUCTION) expect([...graph.keys()].some((m) => m.startsWith(`${folder}/`)), folder).toBe(true);
-    expect(graph.get("native/resource")).toContain("provider/create");
-    expect(graph.get("provider/create")).toContain("provider/context");
+    expect(graph.get("plugin/resource")).toContain("core/create");
+    expect(graph.get("core/create")).toContain("core/context");
   });
 
   it("imports between folders are exactly those docs/architecture.md's table allows", () => {
@@ -41,9 +41,9 @@ describe("the import rules of docs/architecture.md", () => {
     expect(circles(looped)).toEqual([["a", "b", "c"]]);
   });
 
-  it("the core (provider/) imports no front, and the client imports nothing above it", () => {
-    for (const front of FRONTS) expect(reaches(graph, "provider/", front), front).toEqual([]);
-    for (const above of ["provider/", ...FRONTS]) expect(reaches(graph, "client/", above), above).toEqual([]);
+  it("the core (core/) imports no front, and the client imports nothing above it", () => {
+    for (const front of FRONTS) expect(reaches(graph, "core/", front), front).toEqual([]);
+    for (const above of ["core/", ...FRONTS]) expect(reaches(graph, "client/", above), above).toEqual([]);
   });
 
   it("the emulator is imported by no production code, and imports none", () => {
@@ -52,7 +52,8 @@ describe("the import rules of docs/architecture.md", () => {
     for (const folder of PRODUCTION.filter((f) => f !== "emulator")) expect(reaches(graph, "emulator/", `${folder}/`), folder).toEqual([]);
   });
 
-  it("the plugin's resource (native/) does not reach into its host (component/), the runner or the dynamic SDK", () => {
-    for (const other of ["component/", "runner/", "sdk/"]) expect(reaches(graph, "native/", other), other).toEqual([]);
+  it("the two fronts of BrowserSession know only the core: the plugin reaches neither the dynamic provider, the SDK nor the runner, and the dynamic provider not the plugin", () => {
+    for (const other of ["dynamic/", "runner/", "sdk/"]) expect(reaches(graph, "plugin/", other), other).toEqual([]);
+    for (const other of ["plugin/", "runner/", "sdk/"]) expect(reaches(graph, "dynamic/", other), other).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { deriveSchema, PackageSchema, withNativeSchema } from "../../component/packageSchema";
+import { deriveSchema, PackageSchema, withNativeSchema } from "../../plugin/packageSchema";
 import { startEmulator } from "../../emulator";
 import { run } from "../../release/run";
 import { sdkgen } from "../../release/sdkgen";
@@ -24,7 +24,7 @@ function pluginDir(): string {
   const { projectDir } = inject("e2e");
   const dir = path.join(projectDir, "node_modules", ".bin");
   const installed = path.join(projectDir, "node_modules", "pulumi-remote-browser");
-  if (!fs.existsSync(path.join(installed, "dist", "component", "host.js"))) {
+  if (!fs.existsSync(path.join(installed, "dist", "plugin", "host.js"))) {
     throw new Error(`the installed package has no dist/component: build (npx tsc -p tsconfig.json) before the e2e run`);
   }
   return dir;

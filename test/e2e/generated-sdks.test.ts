@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { LOGO_FILE } from "../../native/packageMetadata";
+import { LOGO_FILE } from "../../plugin/packageMetadata";
 import { run } from "../../release/run";
 import { writeSdks } from "../../release/sdks";
 import { engineEnvironment } from "../../runner/environment";
@@ -231,7 +231,7 @@ func main() {
       expect(read(src, "RemotebrowserFunctions.java")).toContain(`public static Output<G${fn.slice(1)}Result> ${fn}()`);
     }
     // Java's generator leaves the provider's secret settings as plain Outputs (the plugin stores them as
-    // secrets in any case: native/providerConfig.ts, CheckConfig).
+    // secrets in any case: plugin/providerConfig.ts, CheckConfig).
     expect(read(src, "RemotebrowserFunctions.java")).toContain("public static Output<GetSessionsResult> getSessions(GetSessionsArgs args)");
     expect(read(src, "ProviderArgs.java")).toMatch(/@Import\(name="apiKey"\)\s+private @Nullable Output<String> apiKey;/);
     expect(read(path.join(src, "outputs"), "GetUsageResult.java")).toMatch(/private List<UsagePool> pools;/);

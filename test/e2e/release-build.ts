@@ -12,7 +12,7 @@ import { run } from "../../release/run";
  */
 const root = path.resolve(__dirname, "..", "..");
 export const RELEASE_VERSION = "9.9.9-e2e";
-const INPUTS = ["api", "client", "component", "native", "provider", "release", "package.json", "package-lock.json", "LICENSE", "README.md"];
+const INPUTS = ["api", "client", "core", "dynamic", "plugin", "release", "package.json", "package-lock.json", "LICENSE", "README.md"];
 
 export async function linuxRelease(pulumiBin: string): Promise<string> {
   const dir = path.join(cacheRoot(), "release", inputsHash());

@@ -7,12 +7,12 @@ import type { Emulator, EmulatorOptions, Operation, RequestLogEntry } from "../.
 import { startEmulator } from "../../emulator";
 import type { ClientOptions } from "../../client";
 import { RemoteBrowserClient } from "../../client";
-import type { ProviderDeps } from "../../provider/session";
-import { SessionProvider } from "../../provider/session";
-import { setWarningSink } from "../../provider/diagnostics";
+import type { ProviderDeps } from "../../dynamic/session";
+import { SessionProvider } from "../../dynamic/session";
+import { setWarningSink } from "../../core/diagnostics";
 export { eventually } from "./eventually";
-import type { PollSchedule } from "../../provider/wait";
-import type { Clock } from "../../provider/clock";
+import type { PollSchedule } from "../../core/wait";
+import type { Clock } from "../../core/clock";
 
 /** Preparation time of sessions in these tests: long enough to be seen `starting`, short enough not to wait. */
 export const TEST_PREP_MS = 40;

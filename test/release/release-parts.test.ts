@@ -115,7 +115,7 @@ describe("the bundle's shared packages", () => {
         "node_modules/@pulumi/pulumi/node_modules/@grpc/grpc-js/build/src/server.js",
         "node_modules/a/node_modules/semver/index.js",
         "node_modules/semver/index.js",
-        "native/server.ts",
+        "plugin/server.ts",
       ]),
     ).toEqual(["@grpc/grpc-js"]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ListedSession } from "../../provider/dataSources";
+import type { ListedSession } from "../../core/dataSources";
 import { classify } from "../../runner/audit";
 import { auditMain } from "../../runner/audit-cli";
 import { ofProjects, sessionsOfExport } from "../../runner/audit-stacks";

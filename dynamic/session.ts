@@ -1,0 +1,104 @@
+import { check } from "../core/check";
+import type { Failure } from "../core/check";
+import { ProviderContext } from "../core/context";
+import type { ProviderDeps } from "../core/context";
+import { create } from "../core/create";
+import { del } from "../core/delete";
+import { diff, update } from "../core/diff";
+import type { SessionInputs, SessionOutputs } from "../core/fields";
+import { withoutNulls } from "../core/outputs";
+import { read } from "../core/read";
+import type { ReadResult } from "../core/read";
+
+export type { ProviderDeps } from "../core/context";
+export type { SessionInputs, SessionOutputs } from "../core/fields";
+
+/**
+ * The dynamic resource's wire fields, which no other front has. The SDK (sdk/browserSession.ts) sets
+ * `__seed` (the resource's project/stack/name), `__urn` and, from the `import` option, `__adoptVmId`; the
+ * engine adds `__provider`, the stored provider text.
+ */
+export interface DynamicInputs {
+  __seed?: string;
+  __adoptVmId?: string;
+  __urn?: string;
+  __provider?: string;
+}
+
+/**
+ * Recorded with a session's outputs, as every release has: a refresh hands them back as inputs, so that
+ * the program's next preview shows no change.
+ */
+const RECORDED = ["__seed", "__adoptVmId"] as const;
+
+/**
+ * BrowserSession's dynamic provider, the front that stored providers of every release reach through
+ * dynamic/index.ts: one method per engine call, each translating the dynamic resource's wire fields into
+ * what the core's operation takes (check.ts, diff.ts, create.ts, read.ts, delete.ts).
+ */
+export class SessionProvider {
+  readonly ctx: ProviderContext;
+
+  constructor(deps: Partial<ProviderDeps> = {}) {
+    this.ctx = new ProviderContext(deps);
+  }
+
+  /** Reads the provider's settings; `get` takes a key of the `remote-browser` namespace without prefix. */
+  configure(get: (key: string) => string | undefined, env: NodeJS.ProcessEnv = process.env): void {
+    this.ctx.configure(get, env);
+  }
+
+  check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
+    return check(this.ctx, olds, news);
+  }
+
+  diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
+    const { changes, replaces, deleteBeforeReplace } = diff(olds, news);
+    return { changes, replaces, deleteBeforeReplace };
+  }
+
+  async create(inputs: SessionInputs & DynamicInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }> {
+    const { __seed, __adoptVmId, __urn, __provider, ...plain } = inputs;
+    try {
+      const { id, outs } = await create(this.ctx, plain as SessionInputs & Record<string, unknown>, {
+        seed: __seed,
+        urn: urnOf(__urn),
+        adoptVmId: __adoptVmId || undefined,
+      });
+      return { id, outs: { ...outs, ...recorded(inputs) } };
+    } catch (err) {
+      const kept = err as { properties?: Record<string, unknown> };
+      // Outputs of a failed create are stored as they are given: the stored provider must be among them,
+      // or the later destroy could not load it.
+      if (kept && typeof kept === "object" && kept.properties) kept.properties = withoutNulls({ ...kept.properties, ...recorded(inputs), __provider });
+      throw err;
+    }
+  }
+
+  async read(id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {
+    const result = await read(this.ctx, id, props);
+    return result.inputs ? { ...result, inputs: { ...result.inputs, ...recorded(props) } } : result;
+  }
+
+  update(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>): { outs: Record<string, unknown> } {
+    return update(olds, news);
+  }
+
+  delete(id: string, props: Record<string, unknown>): Promise<void> {
+    return del(this.ctx, id, props);
+  }
+}
+
+function recorded(o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of RECORDED) if (o[k] !== undefined && o[k] !== null) out[k] = o[k];
+  return out;
+}
+
+/**
+ * The resource's URN from `__urn`: the engine does not tell a dynamic provider's create which resource it
+ * serves. Absent from programs of earlier releases.
+ */
+export function urnOf(urn: unknown): string | undefined {
+  return typeof urn === "string" && urn.startsWith("urn:pulumi:") ? urn : undefined;
+}

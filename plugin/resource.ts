@@ -1,0 +1,115 @@
+import { check } from "../core/check";
+import type { Failure } from "../core/check";
+import type { ProviderContext } from "../core/context";
+import { create } from "../core/create";
+import { del } from "../core/delete";
+import { diff, update } from "../core/diff";
+import { INPUTS, SECRET_OUTPUTS } from "../core/fields";
+import type { SessionInputs } from "../core/fields";
+import { ConfigError } from "../core/errors";
+import { checkSessionId } from "../core/ids";
+import { withoutNulls } from "../core/outputs";
+import { read, readById } from "../core/read";
+import { reveal, unwrapProperties, wrapSecrets } from "./secrets";
+
+/** The resource's type token in the plugin's schema. */
+export const BROWSER_SESSION = "remote-browser:index:BrowserSession";
+
+/**
+ * Names starting with `__` are bookkeeping -- the engine's, or the dynamic resource's (its stored code,
+ * seed, URN and idempotency key, found in the state of a session moved over from it) -- never an input or
+ * output of this resource: check lets them pass, and none is kept in the state.
+ */
+const isBookkeeping = (name: string) => name.startsWith("__");
+
+const omit = (o: Record<string, unknown>, drop: (name: string) => boolean) => Object.fromEntries(Object.entries(o).filter(([k]) => !drop(k)));
+
+/**
+ * BrowserSession served by the plugin: the engine's calls, mapped onto the same core as the dynamic
+ * resource (check, diff, create, read, update, delete of provider/). What is particular to this front door:
+ * secrets arrive and leave in the engine's envelope; the resource's URN is its identity (the seed of its
+ * idempotency keys, and the row its progress goes to); the engine's create time-out bounds the wait; and a
+ * read by id alone is an import.
+ */
+export class NativeBrowserSessions {
+  /** Set at Configure: the API key came as plain stack config, outside CheckConfig (see server.ts). */
+  keyInPlainConfig = false;
+
+  constructor(private readonly ctx: ProviderContext) {}
+
+  async check(news: Record<string, unknown>): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
+    const { failures } = await check(this.ctx, {}, reveal(news) as Record<string, unknown>);
+    for (const name of Object.keys(news)) {
+      // An own property: `constructor` or `toString` are not inputs, whatever the prototype holds.
+      if (!Object.prototype.hasOwnProperty.call(INPUTS, name) && !isBookkeeping(name)) failures.push({ property: name, reason: `is not an input of BrowserSession (inputs: ${Object.keys(INPUTS).join(", ")})` });
+    }
+    // The inputs go back as they came, secrets still wrapped, so that the state keeps them secret.
+    return { inputs: withoutNulls(omit(news, isBookkeeping)), failures };
+  }
+
+  diff(olds: Record<string, unknown>, news: Record<string, unknown>) {
+    const { changes, replaces, updates, deleteBeforeReplace } = diff(reveal(olds) as Record<string, unknown>, reveal(news) as Record<string, unknown>);
+    return { changes, replaces, deleteBeforeReplace, diffs: [...replaces, ...updates] };
+  }
+
+  async create(urn: string, news: Record<string, unknown>, engineTimeoutSeconds: number | undefined) {
+    const { plain, secretNames } = unwrapProperties(news);
+    const inputs = plain as unknown as SessionInputs & Record<string, unknown>;
+    try {
+      // The URN names the resource in its stack, its parents and its type: every attempt to create this
+      // generation, in this run or the one after a killed update, derives the same idempotency key from it.
+      const { id, outs } = await create(this.ctx, inputs, { seed: urn, urn, engineTimeoutSeconds });
+      return { id, outs: this.outputs(outs as unknown as Record<string, unknown>, secretNames) };
+    } catch (err) {
+      const kept = err as { properties?: Record<string, unknown> };
+      if (kept && typeof kept === "object" && kept.properties) kept.properties = this.outputs(kept.properties, secretNames);
+      throw err;
+    }
+  }
+
+  /**
+   * Refresh (with the recorded outputs), or import and `get` (by id alone: no outputs recorded). An import
+   * hands back the one input the service lets us recover, the browser.
+   */
+  async read(id: string, props: Record<string, unknown>, inputs: Record<string, unknown>) {
+    if (Object.keys(props).length === 0) {
+      const doing = `reading session ${id.length <= 64 ? id : "(id not repeated)"} by its id (pulumi import, or a get)`;
+      checkSessionId(id, doing);
+      if (this.keyInPlainConfig) {
+        // The engine would record the stack's config, the key in clear text, with the imported session.
+        throw new ConfigError(
+          `${doing}: refused, because remote-browser:apiKey is plain stack config and the import would record it in the state in clear text. ` +
+            "Store it as a secret first (`pulumi config set --secret remote-browser:apiKey`, which reads it from standard input), then import again",
+          { property: "apiKey" },
+        );
+      }
+      const found = await readById(this.ctx, id, doing);
+      return { id, props: this.outputs(found.outs as unknown as Record<string, unknown>, []), inputs: found.inputs as unknown as Record<string, unknown> };
+    }
+    checkSessionId(id, "refreshing a session");
+    const { plain, secretNames } = unwrapProperties(props);
+    const result = await read(this.ctx, id, plain);
+    if (!result.id || !result.props) return { id: "", props: {}, inputs: {} };
+    // A session's inputs never change after it starts, so the recorded ones (secrets still wrapped) are
+    // what the program declares: a refresh then shows no change.
+    const recorded = Object.keys(inputs).length > 0 ? inputs : wrapSecrets(result.inputs ?? {}, secretNames);
+    return { id: result.id, props: this.outputs(result.props, secretNames), inputs: recorded };
+  }
+
+  update(olds: Record<string, unknown>, news: Record<string, unknown>) {
+    const o = unwrapProperties(olds);
+    const n = unwrapProperties(news);
+    const { outs } = update(o.plain, n.plain);
+    return { outs: this.outputs(outs, new Set([...o.secretNames, ...n.secretNames])) };
+  }
+
+  async delete(id: string, props: Record<string, unknown>): Promise<void> {
+    checkSessionId(id, "ending a session");
+    return del(this.ctx, id, reveal(props) as Record<string, unknown>);
+  }
+
+  /** Outputs as the state keeps them: the share link secret, and each output whose input was secret. */
+  private outputs(outs: Record<string, unknown>, secretInputs: Iterable<string>): Record<string, unknown> {
+    return wrapSecrets(withoutNulls(omit(outs, isBookkeeping)), [...SECRET_OUTPUTS, ...secretInputs]);
+  }
+}

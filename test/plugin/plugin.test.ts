@@ -1,0 +1,115 @@
+import { ChildProcess, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { RemoteBrowserComponentProvider } from "../../plugin/provider";
+import { commandOk } from "../helpers/command";
+
+/**
+ * The plugin's ways in, without the engine: the executable the engine runs from PATH, the Node.js
+ * language host's run-plugin (what `pulumi package add <path or git URL>` runs where there is a language
+ * host), and what the provider refuses before it constructs anything.
+ */
+const root = path.resolve(__dirname, "..", "..");
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const provrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const provproto = require("@pulumi/pulumi/proto/provider_pb");
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill("SIGKILL");
+});
+
+/** Starts a plugin command the way the engine does (its address as the argument), and asks it for its schema. */
+async function schemaFrom(command: string, args: string[], cwd: string): Promise<{ schema: any; firstLine: string }> {
+  const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stderr!.on("data", (d) => (stderr += d));
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on("data", (d) => {
+      stdout += d;
+      const nl = stdout.indexOf("\n");
+      if (nl >= 0) resolve(stdout.slice(0, nl));
+    });
+    child.on("exit", (code) => reject(new Error(`the plugin exited (${code}) without a port:\n${stderr}`)));
+  });
+  const client = new provrpc.ResourceProviderClient(`127.0.0.1:${firstLine.trim()}`, grpc.credentials.createInsecure());
+  try {
+    const text = await new Promise<string>((resolve, reject) =>
+      client.getSchema(new provproto.GetSchemaRequest(), (err: Error | null, res: any) => (err ? reject(err) : resolve(res.getSchema()))),
+    );
+    return { schema: JSON.parse(text), firstLine };
+  } finally {
+    client.close();
+  }
+}
+
+let served: any;
+/** Stands in for the engine's address, which the plugin watches: it exits once the address refuses connections. */
+let engine: net.Server;
+let engineAddress: string;
+beforeAll(async () => {
+  engine = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
+  engineAddress = `127.0.0.1:${(engine.address() as net.AddressInfo).port}`;
+  if (!fs.existsSync(path.join(root, "dist", "plugin", "host.js"))) {
+    await commandOk("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root });
+  }
+  served = JSON.parse(await new RemoteBrowserComponentProvider().getSchema());
+}, 180_000);
+
+describe("the plugin executable", () => {
+  it("bin/pulumi-resource-remote-browser serves the schema, and prints only its port first", async () => {
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "prb-plugin-"));
+    try {
+      const { schema, firstLine } = await schemaFrom(path.join(root, "bin", "pulumi-resource-remote-browser"), [engineAddress], cwd);
+      expect(firstLine).toMatch(/^\d+$/);
+      expect(schema).toEqual(served);
+    } finally {
+      fs.rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the Node.js language host's way in", () => {
+  it("run-plugin serves remote-browser from a source checkout that was not built (as a git URL installs it)", async () => {
+    // The language host runs `node @pulumi/pulumi/cmd/run-plugin <plugin folder> <engine address>` in the
+    // program's folder. run-plugin loads the folder as a module: with no build, that is index.ts (through
+    // ts-node), which serves the components as remote-browser.
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-run-plugin-"));
+    try {
+      const checkout = path.join(base, "checkout");
+      fs.mkdirSync(checkout);
+      for (const entry of ["index.ts", "plugin", "core", "dynamic", "sdk", "client", "package.json", "tsconfig.json", "PulumiPlugin.yaml"]) {
+        fs.cpSync(path.join(root, entry), path.join(checkout, entry), { recursive: true });
+      }
+      fs.symlinkSync(path.join(root, "node_modules"), path.join(checkout, "node_modules"), "dir");
+      const program = path.join(base, "program");
+      fs.mkdirSync(program);
+      const runPlugin = require.resolve("@pulumi/pulumi/cmd/run-plugin");
+      const { schema, firstLine } = await schemaFrom(process.execPath, [runPlugin, checkout, engineAddress], program);
+      expect(firstLine).toMatch(/^\d+$/);
+      expect(schema).toEqual(served);
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("the provider's construct", () => {
+  const provider = new RemoteBrowserComponentProvider();
+
+  it("refuses a type of another package or module, and an unknown component", async () => {
+    await expect(provider.construct("x", "other:index:ReviewSessions", {}, {})).rejects.toThrow(/Invalid package name other/);
+    await expect(provider.construct("x", "remote-browser:sub:ReviewSessions", {}, {})).rejects.toThrow(/Invalid module 'sub'/);
+    await expect(provider.construct("x", "remote-browser:index:Nope", {}, {})).rejects.toThrow(/Component class not found for 'Nope'/);
+  });
+});
+
+afterAll(() => engine?.close());

@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import { checkConfig, diffConfig, plainCredentialWarning, plainCredentialsIn, settingsFrom } from "../../plugin/providerConfig";
+import { isSecret, reveal, secret } from "../../plugin/secrets";
+
+/** The provider's own settings as the plugin's CheckConfig, DiffConfig and Configure read them. */
+describe("CheckConfig", () => {
+  const ok = { apiKey: secret("rb_key_0123456789"), baseUrl: "https://api.example.com/v8" };
+
+  it("accepts good settings, numbers as the engine sends them too", () => {
+    expect(checkConfig({ ...ok, waitForCapacitySeconds: 30, requestTimeoutSeconds: "20", apiVersion: "v7" }, {}).failures).toEqual([]);
+  });
+
+  const bad: Array<[string, unknown, RegExp]> = [
+    ["apiVersion", "v9", /remote-browser:apiVersion must be "v8" or "v7" \(the value given is neither; it is not repeated here\)/],
+    ["waitForCapacitySeconds", 7200, /waitForCapacitySeconds must be a number of seconds from 0 to 3600, got 7200/],
+    ["requestTimeoutSeconds", "soon", /requestTimeoutSeconds must be a number of seconds/],
+    ["idempotencySecret", secret("short"), /idempotencySecret must be at least 16 characters/],
+  ];
+  for (const [property, value, reason] of bad) {
+    it(`refuses a bad ${property}, on that property`, () => {
+      const { failures } = checkConfig({ ...ok, [property]: value }, {});
+      expect(failures).toEqual([{ property, reason: expect.stringMatching(reason) }]);
+    });
+  }
+
+  it("refuses a bad value that comes from the environment fallback as well", () => {
+    expect(checkConfig(ok, { REMOTE_BROWSER_API_VERSION: "v6" }).failures.map((f) => f.property)).toEqual(["apiVersion"]);
+  });
+
+  it("hands the key and the idempotency secret back as secrets even when they came in plain, so the state never holds them in clear", () => {
+    const { inputs } = checkConfig({ apiKey: "rb_plain_key_0123", idempotencySecret: "0123456789abcdef0123", baseUrl: "https://api.example.com/v8" }, {});
+    expect(isSecret(inputs.apiKey)).toBe(true);
+    expect(isSecret(inputs.idempotencySecret)).toBe(true);
+    expect(isSecret(inputs.baseUrl)).toBe(false);
+    expect(reveal(inputs)).toEqual({ apiKey: "rb_plain_key_0123", idempotencySecret: "0123456789abcdef0123", baseUrl: "https://api.example.com/v8" });
+  });
+
+  it("refuses a key without a service address, on baseUrl", () => {
+    expect(checkConfig({ apiKey: secret("rb_key_0123456789") }, {}).failures).toEqual([{ property: "baseUrl", reason: expect.stringMatching(/no service address/) }]);
+  });
+
+  it("leaves the engine's own provider inputs (version) alone", () => {
+    const { inputs, failures } = checkConfig({ ...ok, version: "0.1.0" }, {});
+    expect(failures).toEqual([]);
+    expect(inputs.version).toBe("0.1.0");
+  });
+});
+
+describe("CheckConfig refuses before anything is recorded", () => {
+  const ok = { apiKey: secret("rb_key_0123456789"), baseUrl: "https://api.example.com/v8" };
+  const EXPLICIT = "urn:pulumi:dev::p::pulumi:providers:remote-browser::accountB";
+  const DEFAULT = "urn:pulumi:dev::p::pulumi:providers:remote-browser::default_0_1_0";
+
+  it("credentials in baseUrl, without repeating them", () => {
+    for (const baseUrl of ["https://user:hunter2-password@api.example.com/v8", "https://only-user-hunter2@api.example.com/v8"]) {
+      const { failures } = checkConfig({ ...ok, baseUrl }, {}, EXPLICIT);
+      expect(failures).toEqual([{ property: "baseUrl", reason: expect.stringMatching(/the provider's baseUrl .*carries a user name or password/) }]);
+      expect(JSON.stringify(failures)).not.toMatch(/hunter2/);
+    }
+  });
+
+  it("a plain-HTTP baseUrl to another machine when a key is set (loopback stays allowed)", () => {
+    const { failures } = checkConfig({ ...ok, baseUrl: "http://api.example.com/v8" }, {});
+    expect(failures).toEqual([{ property: "baseUrl", reason: expect.stringMatching(/plain http:\/\/ to a host other than this machine.*use https:\/\//) }]);
+    expect(checkConfig({ ...ok, baseUrl: "http://127.0.0.1:8788/v8" }, {}).failures).toEqual([]);
+    expect(checkConfig({ baseUrl: "http://catalog.example.com/v8" }, {}).failures).toEqual([]);
+  });
+
+  it("an apiKey that is a number or an object, never sent as its text", () => {
+    for (const apiKey of [12345, { key: "rb_in_an_object" }, ["rb_in_a_list"]]) {
+      const { failures } = checkConfig({ ...ok, apiKey }, {});
+      expect(failures).toEqual([{ property: "apiKey", reason: expect.stringMatching(/remote-browser:apiKey must be a string, got an? (number|object|list)/) }]);
+      expect(JSON.stringify(failures)).not.toMatch(/rb_in_/);
+    }
+  });
+
+  it("a value longer than any real one (a 5 MB idempotencySecret), by its length alone", () => {
+    const huge = "s".repeat(5 * 1024 * 1024);
+    const { failures } = checkConfig({ ...ok, idempotencySecret: secret(huge) }, {});
+    expect(failures).toEqual([{ property: "idempotencySecret", reason: expect.stringMatching(/is 5242880 characters long; a value may have at most 4096/) }]);
+    expect(JSON.stringify(failures).length).toBeLessThan(400);
+  });
+
+  it("names the explicit provider's property, the default provider's stack key", () => {
+    expect(checkConfig({ ...ok, waitForCapacitySeconds: 7200 }, {}, EXPLICIT).failures[0]!.reason).toMatch(/^the provider's waitForCapacitySeconds must be/);
+    expect(checkConfig({ ...ok, waitForCapacitySeconds: 7200 }, {}, DEFAULT).failures[0]!.reason).toMatch(/^remote-browser:waitForCapacitySeconds must be/);
+  });
+
+  it("never repeats a wrong apiVersion or a non-number of seconds: it may be a pasted key", () => {
+    const pasted = "rb_live_pasted_key_0123456789";
+    for (const property of ["apiVersion", "waitForCapacitySeconds", "requestTimeoutSeconds"]) {
+      const { failures } = checkConfig({ ...ok, [property]: pasted }, {});
+      expect(failures.map((f) => f.property)).toEqual([property]);
+      expect(JSON.stringify(failures)).not.toContain(pasted);
+    }
+  });
+
+  it("refuses a misspelt credential (the provider would ignore it), warns of any other unknown key, and leaves the engine's inputs alone", () => {
+    const { failures, warnings } = checkConfig({ ...ok, apikey: "rb_plain_typo_0123", colour: "blue", version: "0.1.0", pluginDownloadURL: "https://x" }, {}, DEFAULT);
+    expect(failures).toEqual([
+      { property: "apikey", reason: expect.stringMatching(/remote-browser:apikey is not a setting but a misspelling of apiKey.*`pulumi config rm remote-browser:apikey`.*`pulumi config set --secret remote-browser:apiKey`/) },
+    ]);
+    expect(warnings).toEqual([expect.stringMatching(/^remote-browser:colour is not a setting of the remote-browser provider and is ignored/)]);
+    expect(JSON.stringify({ failures, warnings })).not.toContain("rb_plain_typo");
+  });
+});
+
+describe("a credential written as plain stack config", () => {
+  it("is found in the stack's config file in every spelling, and a secret one is not", () => {
+    const text = [
+      "config:",
+      "  remote-browser:apiKey: rb_plain_0123456789",
+      "  remote-browser:config:idempotencySecret: \"0123456789abcdef0123\"",
+      "  remote-browser:baseUrl: https://api.example.com/v8",
+      "  'remote-browser:apikey': typo",
+      "  other:apiKey: not-ours",
+      "  remote-browser:idempotencySecret:",
+      "    secure: v1:abc",
+      "  remote-browser:api_key: { secure: v1:def }",
+    ].join("\n");
+    expect(plainCredentialsIn(text)).toEqual(["remote-browser:apiKey", "remote-browser:config:idempotencySecret", "remote-browser:apikey"]);
+  });
+
+  it("is warned about with the command that fixes it, never its value", () => {
+    expect(plainCredentialWarning("remote-browser:apiKey")).toMatch(/stored in clear text in Pulumi.<stack>.yaml .*`pulumi config set --secret remote-browser:apiKey`/);
+    expect(plainCredentialWarning("remote-browser:config:apiKey")).toMatch(/`pulumi config set --secret remote-browser:apiKey` \(and `pulumi config rm remote-browser:config:apiKey`/);
+  });
+});
+
+describe("DiffConfig", () => {
+  it("names the settings that changed, and none when nothing did (secrets compared by value)", () => {
+    expect(diffConfig({ apiKey: secret("a"), baseUrl: "x" }, { apiKey: secret("a"), baseUrl: "x" })).toEqual({ changes: false, diffs: [] });
+    expect(diffConfig({ apiKey: secret("a"), baseUrl: "x" }, { apiKey: secret("b"), baseUrl: "x" })).toEqual({ changes: true, diffs: ["apiKey"] });
+  });
+});
+
+describe("Configure's settings", () => {
+  it("reads the provider's inputs first, then the stack config's variables, secrets unwrapped", () => {
+    const get = settingsFrom({ apiKey: secret("from-args"), waitForCapacitySeconds: 12 }, new Map([["remote-browser:baseUrl", "https://v.example.com"], ["remote-browser:apiKey", "from-vars"]]));
+    expect(get("apiKey")).toBe("from-args");
+    expect(get("waitForCapacitySeconds")).toBe("12");
+    expect(get("baseUrl")).toBe("https://v.example.com");
+    expect(get("apiVersion")).toBeUndefined();
+  });
+});

@@ -1,0 +1,173 @@
+import { describe, expect, it } from "vitest";
+import { NativeBrowserSessions } from "../../plugin/resource";
+import { isSecret, reveal, secret } from "../../plugin/secrets";
+import { virtualClock, thrown, useEmulator } from "../helpers/emulator";
+
+/**
+ * BrowserSession as the plugin serves it, against the emulator: the core's behaviour, with what this front
+ * door adds -- secrets in the engine's envelope, the URN as the resource's identity, the engine's create
+ * time-out, and a read by id alone as an import.
+ */
+const t = useEmulator();
+const URN = "urn:pulumi:pr-7::review::remote-browser:index:BrowserSession::app";
+const native = (setup?: Parameters<typeof t.provider>[0]) => new NativeBrowserSessions(t.provider(setup).ctx);
+
+describe("create", () => {
+  it("keeps the share link secret, and every output whose input was secret", async () => {
+    const { id, outs } = await native().create(URN, { browser: "chrome", url: secret("https://example.com/private") }, undefined);
+    const [session] = t.emu.control.sessions();
+    expect(id).toBe(session!.vmId);
+    expect(session!.url).toBe("https://example.com/private");
+    for (const name of ["shareUrl", "shareUrlPath", "url"]) expect(isSecret(outs[name]), name).toBe(true);
+    expect(reveal(outs.shareUrl)).toContain(session!.linkId);
+    for (const name of ["vmId", "status", "browser", "owner", "apiVersion"]) expect(isSecret(outs[name]), name).toBe(false);
+    expect(outs).toMatchObject({ vmId: id, status: "running", browser: "chrome", apiVersion: "v8" });
+  });
+
+  it("records none of the dynamic resource's bookkeeping: no seed, URN or idempotency key in the state", async () => {
+    const { outs } = await native().create(URN, { browser: "chrome" }, undefined);
+    for (const name of ["__seed", "__urn", "__idempotencyKey", "__adoptVmId"]) expect(outs).not.toHaveProperty(name);
+  });
+
+  it("derives its idempotency key from the URN: a second create of the same resource adopts the first session", async () => {
+    const first = await native().create(URN, { browser: "chrome" }, undefined);
+    const again = await native().create(URN, { browser: "chrome" }, undefined);
+    const other = await native().create(URN.replace("::app", "::other"), { browser: "chrome" }, undefined);
+    expect(again.id).toBe(first.id);
+    expect(other.id).not.toBe(first.id);
+    expect(t.emu.control.books().started).toBe(2);
+    const keys = t.emu.control.sessions().map((s) => s.idempotencyKey);
+    expect(keys.every((k) => typeof k === "string" && k.startsWith("prb-"))).toBe(true);
+  });
+
+  it("gives up at the engine's customTimeouts.create when it is shorter than readyTimeoutSeconds, naming it, and ends the session", async () => {
+    t.emu.control.preparation({ paused: true });
+    const clock = virtualClock();
+    const err = await thrown(() => native({ deps: { clock } }).create(URN, { browser: "chrome", readyTimeoutSeconds: 300 }, 2));
+    expect(err.code).toBe("not_running_in_time");
+    expect(err.message).toMatch(/was not running after 2 s .*customTimeouts\.create is shorter than readyTimeoutSeconds.*the session was ended/);
+    expect(t.emu.control.books()).toMatchObject({ started: 1, running: 0, neverEnded: 0 });
+    // It waited the engine's 2 s, not readyTimeoutSeconds' 300.
+    expect(clock.slept.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2_000);
+  });
+
+  it("keeps readyTimeoutSeconds when it is the shorter one", async () => {
+    t.emu.control.preparation({ paused: true });
+    const err = await thrown(() => native({ deps: { clock: virtualClock() } }).create(URN, { browser: "chrome", readyTimeoutSeconds: 1 }, 60));
+    expect(err.message).toMatch(/was not running after 1 s .*raise readyTimeoutSeconds/);
+  });
+
+  it("hands back the session's outputs without the share link when it cannot end a session it gave up on", async () => {
+    t.emu.control.preparation({ paused: true });
+    t.emu.control.fault({ operation: "remove", kind: "error", count: 100 });
+    const err = await thrown(() => native({ deps: { clock: virtualClock() } }).create(URN, { browser: "chrome", url: secret("https://example.com/p") }, 1));
+    expect(err.code).toBe("kept_in_stack");
+    expect(err.id).toBe(t.emu.control.sessions()[0]!.vmId);
+    expect(err.properties).not.toHaveProperty("shareUrl");
+    expect(err.properties).not.toHaveProperty("__seed");
+    expect(isSecret(err.properties.url)).toBe(true);
+  });
+});
+
+describe("read", () => {
+  it("by id alone (an import) gives the running session's state and its browser as the one input, without a share link", async () => {
+    const vmId = (await t.client().createSession({ browser: "firefox" })).vmId;
+    t.emu.control.preparation({ paused: false });
+    const read = await native().read(vmId, {}, {});
+    expect(read.id).toBe(vmId);
+    expect(read.inputs).toEqual({ browser: "firefox" });
+    expect(read.props).toMatchObject({ vmId, browser: "firefox", browserName: "Mozilla Firefox", apiVersion: "v8" });
+    expect(read.props).not.toHaveProperty("shareUrl");
+    expect(read.props.owner).toMatch(/^acct2-/);
+  });
+
+  it("by id alone fails, naming the cause in the user's words, for a session the account does not know or that has ended", async () => {
+    const unknown = await thrown(() => native().read("vm-0000000000000000deadbeef", {}, {}));
+    expect(unknown.message).toBe(
+      "reading session vm-0000000000000000deadbeef by its id (pulumi import, or a get): the service knows no such session of the account " +
+        "whose key is configured; check the id, and that the key is the one of the account that started the session",
+    );
+    // The account's fingerprint is no help to the user here.
+    expect(unknown.message).not.toMatch(/acct2-/);
+    const vmId = (await t.client().createSession({ browser: "chrome" })).vmId;
+    t.emu.control.endSession(vmId);
+    const ended = await thrown(() => native().read(vmId, {}, {}));
+    expect(ended.code).toBe("import_failed");
+    expect(ended.message).toBe(`reading session ${vmId} by its id (pulumi import, or a get): the session has ended (state "deleted"), so there is nothing to take into the stack`);
+    expect(ended.message).not.toMatch(/^importing/);
+  });
+
+  it("by id alone is refused when the key came as plain stack config (an import would record it in clear text), naming the fix", async () => {
+    const vmId = (await t.client().createSession({ browser: "chrome" })).vmId;
+    const sessions = native();
+    sessions.keyInPlainConfig = true;
+    const err = await thrown(() => sessions.read(vmId, {}, {}));
+    expect(err.message).toMatch(/remote-browser:apiKey is plain stack config .*`pulumi config set --secret remote-browser:apiKey`.*then import again/);
+  });
+
+  it("bounds the id of a read or a delete and never repeats a long one", async () => {
+    const huge = `vm-${"x".repeat(1024 * 1024)}`;
+    for (const attempt of [() => native().read(huge, {}, {}), () => native().read(huge, { vmId: huge, owner: "o" }, { browser: "chrome" }), () => native().delete(huge, { vmId: huge })]) {
+      const err = await thrown(attempt);
+      expect(err.code).toBe("validation");
+      expect(err.message).toMatch(/the session id is 1048579 characters long, not a session id \(at most 256\)/);
+      expect(err.message.length).toBeLessThan(300);
+    }
+    expect(t.emu.control.books().removeCalls).toBe(0);
+  });
+
+  it("on refresh hands back the recorded inputs as they were, secrets still wrapped, and the share link secret", async () => {
+    const inputs = { browser: "chrome", url: secret("https://example.com/p") };
+    const { id, outs } = await native().create(URN, inputs, undefined);
+    const read = await native().read(id, outs, inputs);
+    expect(read.id).toBe(id);
+    expect(read.inputs).toEqual(inputs);
+    expect(isSecret(read.props.shareUrl)).toBe(true);
+    expect(isSecret(read.props.url)).toBe(true);
+    expect(reveal(read.props)).toEqual(reveal(outs));
+  });
+
+  it("on refresh reports a session that has ended as gone", async () => {
+    const { id, outs } = await native().create(URN, { browser: "chrome" }, undefined);
+    t.emu.control.endSession(id);
+    expect((await native().read(id, outs, { browser: "chrome" })).id).toBe("");
+  });
+});
+
+describe("check, diff, update and delete", () => {
+  it("refuses an input BrowserSession does not have, and passes secret inputs through still wrapped", async () => {
+    const { inputs, failures } = await native().check({ browser: "chrome", url: secret("https://example.com/"), colour: "blue" });
+    expect(failures).toEqual([{ property: "colour", reason: expect.stringMatching(/is not an input of BrowserSession/) }]);
+    expect(isSecret(inputs.url)).toBe(true);
+  });
+
+  it("looks input names up as own properties: constructor, toString and hasOwnProperty are no inputs", async () => {
+    const { failures } = await native().check({ browser: "chrome", constructor: "x", toString: "y", hasOwnProperty: "z" });
+    expect(failures.map((f) => f.property).sort()).toEqual(["constructor", "hasOwnProperty", "toString"]);
+  });
+
+  it("applies the field table's rules to secret inputs too", async () => {
+    const { failures } = await native().check({ browser: "chrome", shareLanguage: secret("xx") });
+    expect(failures.map((f) => f.property)).toEqual(["shareLanguage"]);
+  });
+
+  it("replaces the session when a secret input changes, and names in-place changes", () => {
+    const olds = { browser: "chrome", url: secret("https://a.example.com/"), readyTimeoutSeconds: 60 };
+    expect(native().diff(olds, { ...olds, url: secret("https://b.example.com/") })).toMatchObject({ changes: true, replaces: ["url"], diffs: ["url"] });
+    expect(native().diff(olds, { ...olds, readyTimeoutSeconds: 90 })).toMatchObject({ changes: true, replaces: [], diffs: ["readyTimeoutSeconds"] });
+    expect(native().diff(olds, { ...olds })).toMatchObject({ changes: false, diffs: [] });
+  });
+
+  it("updates in place with the share link still secret", async () => {
+    const { outs } = await native().create(URN, { browser: "chrome" }, undefined);
+    const { outs: updated } = native().update(outs, { browser: "chrome", readyTimeoutSeconds: 90 });
+    expect(updated.readyTimeoutSeconds).toBe(90);
+    expect(isSecret(updated.shareUrl)).toBe(true);
+  });
+
+  it("ends the session from its recorded (secret-wrapped) outputs", async () => {
+    const { id, outs } = await native().create(URN, { browser: "chrome" }, undefined);
+    await native().delete(id, outs);
+    expect(t.emu.control.books()).toMatchObject({ started: 1, running: 0 });
+  });
+});
