@@ -24,7 +24,8 @@ import { generationKey, successorKey } from "./keys";
 import { errorText, fromEntry, mirrorInputs, withoutNulls } from "./outputs";
 import { WaitOutcome, describe, waitForRunning } from "./wait";
 
-type Created = { id: string; outs: SessionOutputs };
+/** A session created or adopted; `idempotencyKey`: the key a version 8 create started it under. */
+type Created = { id: string; outs: SessionOutputs; idempotencyKey?: string };
 type Inputs = SessionInputs & Record<string, unknown>;
 
 /** What a front knows about the resource beyond its inputs. */
@@ -49,11 +50,11 @@ export interface CreateOptions {
 
 /** Create: adopts the session named by the `import` option, or starts one the configured version's way. */
 export async function create(ctx: ProviderContext, inputs: Inputs, opts: CreateOptions = {}): Promise<Created> {
-  const { id, outs } = opts.adoptVmId
+  const { id, outs, idempotencyKey }: Created = opts.adoptVmId
     ? await ADOPT[ctx.version().name](ctx, inputs, opts.adoptVmId, opts)
     : await CREATE[ctx.version().name](ctx, inputs, opts);
   // The engine's wire format has no `undefined`: absent fields are left out.
-  return { id, outs: withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs };
+  return { id, outs: withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs, idempotencyKey };
 }
 
 const CREATE: Record<ApiVersion, (ctx: ProviderContext, inputs: Inputs, opts: CreateOptions) => Promise<Created>> = {
@@ -128,7 +129,6 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
       locationApplied: answer.location_applied,
       locationReason: answer.location_reason,
       apiVersion: "v8",
-      __idempotencyKey: key,
       owner,
     };
     let outcome: WaitOutcome;
@@ -177,7 +177,7 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
       case "running": {
         const running = { ...outs, ...fromEntry(verdict.entry) };
         if (verdict.warning) await warn(urn, `${sessionName(urn)}: ${verdict.warning}`);
-        return { id: vmId, outs: running };
+        return { id: vmId, outs: running, idempotencyKey: key };
       }
       case "remove":
         return failAndRemove(ctx, verdict.entry ? { ...outs, ...fromEntry(verdict.entry) } : outs, verdict);

@@ -36,8 +36,6 @@ export interface InputField {
 export interface OutputField {
   type: FieldType;
   secret?: boolean;
-  /** Recorded for the provider's own use; not a property of the SDK's class. */
-  hidden?: boolean;
   doc: string;
 }
 
@@ -189,7 +187,6 @@ export const OUTPUTS = {
       "Fingerprint of the account and service that made the session, `acct2-<salt>-<digests>@svc-<hash>` (not secret; no key in it). " +
       "Refresh and destroy refuse to act on the session with the key of another account.",
   },
-  __idempotencyKey: { type: "string", secret: true, hidden: true, doc: "The idempotency key the session was started under." },
 } as const satisfies Record<string, OutputField>;
 
 export type InputName = keyof typeof INPUTS;
@@ -226,7 +223,6 @@ export interface SessionOutputs extends SessionInputs {
   locationReason?: string;
   /** The API version the session was started with: it decides what refresh and destroy can do. */
   apiVersion: "v8" | "v7";
-  __idempotencyKey?: string;
   /** See owner.ts; absent in state written by 0.1.0 (see stateUpgrades.ts). */
   owner?: string;
 }

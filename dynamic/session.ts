@@ -9,27 +9,13 @@ import type { SessionInputs, SessionOutputs } from "../core/fields";
 import { withoutNulls } from "../core/outputs";
 import { read } from "../core/read";
 import type { ReadResult } from "../core/read";
+import { RECORDED, withIdempotencyKey } from "./wireFields";
+import type { DynamicInputs } from "./wireFields";
 
 export type { ProviderDeps } from "../core/context";
 export type { SessionInputs, SessionOutputs } from "../core/fields";
 
-/**
- * The dynamic resource's wire fields, which no other front has. The SDK (sdk/browserSession.ts) sets
- * `__seed` (the resource's project/stack/name), `__urn` and, from the `import` option, `__adoptVmId`; the
- * engine adds `__provider`, the stored provider text.
- */
-export interface DynamicInputs {
-  __seed?: string;
-  __adoptVmId?: string;
-  __urn?: string;
-  __provider?: string;
-}
-
-/**
- * Recorded with a session's outputs, as every release has: a refresh hands them back as inputs, so that
- * the program's next preview shows no change.
- */
-const RECORDED = ["__seed", "__adoptVmId"] as const;
+export type { DynamicInputs } from "./wireFields";
 
 /**
  * BrowserSession's dynamic provider, the front that stored providers of every release reach through
@@ -60,12 +46,12 @@ export class SessionProvider {
   async create(inputs: SessionInputs & DynamicInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }> {
     const { __seed, __adoptVmId, __urn, __provider, ...plain } = inputs;
     try {
-      const { id, outs } = await create(this.ctx, plain as SessionInputs & Record<string, unknown>, {
+      const { id, outs, idempotencyKey } = await create(this.ctx, plain as SessionInputs & Record<string, unknown>, {
         seed: __seed,
         urn: urnOf(__urn),
         adoptVmId: __adoptVmId || undefined,
       });
-      return { id, outs: { ...outs, ...recorded(inputs) } };
+      return { id, outs: { ...withIdempotencyKey(outs, idempotencyKey), ...recorded(inputs) } };
     } catch (err) {
       const kept = err as { properties?: Record<string, unknown> };
       // Outputs of a failed create are stored as they are given: the stored provider must be among them,

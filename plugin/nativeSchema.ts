@@ -47,7 +47,7 @@ function outputSpec(field: OutputField): PropertySpec {
 }
 
 const inputEntries = Object.entries(INPUTS) as Array<[string, InputField]>;
-const outputEntries = (Object.entries(OUTPUTS) as Array<[string, OutputField]>).filter(([, f]) => !f.hidden);
+const outputEntries = Object.entries(OUTPUTS) as Array<[string, OutputField]>;
 
 const sessionFilters: Record<string, PropertySpec> = {
   states: { type: "array", items: { type: "string" }, description: "Only sessions in one of these states (starting, running, error, stopping, suspended, deleted)." },

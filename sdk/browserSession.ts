@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Locale } from "../client/schemas";
 import { storedProvider } from "./storedProvider";
+import { DYNAMIC_OUTPUTS, wireInputs } from "../dynamic/wireFields";
 import { warnAboutPlainSecrets } from "./configWarnings";
 import { INPUTS, OUTPUTS, SECRET_OUTPUTS } from "../core/fields";
 import type { InputName, OutputName } from "../core/fields";
@@ -55,7 +56,7 @@ export interface BrowserSessionArgs {
  */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const argsMatchFields: Same<keyof BrowserSessionArgs, InputName> = true;
-const outputsMatchFields: Same<Exclude<keyof BrowserSession, keyof pulumi.dynamic.Resource>, InputName | Exclude<OutputName, "__idempotencyKey">> = true;
+const outputsMatchFields: Same<Exclude<keyof BrowserSession, keyof pulumi.dynamic.Resource>, InputName | OutputName> = true;
 void argsMatchFields;
 void outputsMatchFields;
 
@@ -113,19 +114,24 @@ export class BrowserSession extends pulumi.dynamic.Resource {
     if (adopt !== undefined) opts = { ...opts, import: undefined };
     const props: Record<string, unknown> = {};
     for (const field of Object.keys(INPUTS) as InputName[]) props[field] = args?.[field];
-    // The resource's identity in its stack: the seed of its idempotency keys.
-    props.__seed = `${pulumi.getProject()}/${pulumi.getStack()}/${name}`;
-    props.__adoptVmId = adopt;
-    // The engine does not tell a dynamic provider which resource it serves; with its URN, the provider
-    // puts progress and warnings on this resource's row. diff ignores it: it changes nothing.
-    props.__urn = ownUrn(name, opts?.parent);
-    for (const field of Object.keys(OUTPUTS)) props[field] = undefined;
+    Object.assign(
+      props,
+      wireInputs({
+        // The resource's identity in its stack: the seed of its idempotency keys.
+        seed: `${pulumi.getProject()}/${pulumi.getStack()}/${name}`,
+        adoptVmId: adopt,
+        // The engine does not tell a dynamic provider which resource it serves; with its URN, the provider
+        // puts progress and warnings on this resource's row. diff ignores it: it changes nothing.
+        urn: ownUrn(name, opts?.parent),
+      }),
+    );
+    for (const field of [...Object.keys(OUTPUTS), ...DYNAMIC_OUTPUTS]) props[field] = undefined;
     super(
       storedProvider,
       name,
       props,
       pulumi.mergeOptions(opts, {
-        additionalSecretOutputs: [...SECRET_OUTPUTS],
+        additionalSecretOutputs: [...SECRET_OUTPUTS, ...DYNAMIC_OUTPUTS],
         // End the old session before starting its replacement: a plan with a running limit of 1 can
         // still change a session (see the README on replacement).
         deleteBeforeReplace: true,

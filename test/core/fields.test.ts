@@ -27,7 +27,7 @@ describe("the field table is the one declaration", () => {
   });
 
   it("decides the secret outputs, and the component schema's secret marks follow them", () => {
-    expect([...SECRET_OUTPUTS].sort()).toEqual(["__idempotencyKey", "shareUrl", "shareUrlPath"]);
+    expect([...SECRET_OUTPUTS].sort()).toEqual(["shareUrl", "shareUrlPath"]);
     const review = COMPONENTS.find((c) => typeToken(c.component.name) === "remote-browser:index:ReviewSessions")!;
     expect(review.secretOutputs).toEqual(["shareUrls"]);
   });

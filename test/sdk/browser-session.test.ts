@@ -136,6 +136,8 @@ describe("BrowserSession resource options", () => {
     const reg = engine.registration("opts");
     expect(reg.deleteBeforeReplace).toBe(true);
     expect(reg.additionalSecretOutputs).toEqual(expect.arrayContaining(["shareUrl", "shareUrlPath"]));
+    // The dynamic front's own output: the key its session was started under (dynamic/wireFields.ts).
+    expect(reg.additionalSecretOutputs).toContain("__idempotencyKey");
     expect(reg.additionalSecretOutputs).not.toContain("vmId");
   });
 

@@ -1,0 +1,37 @@
+/**
+ * The dynamic resource's wire fields, which no other front has. The SDK's resource (sdk/browserSession.ts)
+ * sends the first three with its inputs, through `wireInputs`; the engine adds `__provider`, the stored
+ * provider text; the dynamic provider (session.ts) records `__idempotencyKey` with the outputs. The core
+ * takes what they carry as explicit options and knows none of these names.
+ */
+export interface DynamicInputs {
+  /** The resource's project/stack/name: the seed of its idempotency keys. */
+  __seed?: string;
+  /** The session named by the resource's `import` option, to take over instead of starting one. */
+  __adoptVmId?: string;
+  /** The resource's URN, for its row of the engine's display (the engine does not tell a dynamic provider). */
+  __urn?: string;
+  __provider?: string;
+}
+
+/** What the SDK's resource sends beside its inputs. */
+export function wireInputs(fields: { seed: string; adoptVmId: string | undefined; urn: Promise<string | undefined> }): Record<string, unknown> {
+  return { __seed: fields.seed, __adoptVmId: fields.adoptVmId, __urn: fields.urn };
+}
+
+/**
+ * Recorded with a session's outputs, as every release has: a refresh hands them back as inputs, so that
+ * the program's next preview shows no change.
+ */
+export const RECORDED = ["__seed", "__adoptVmId"] as const;
+
+/**
+ * Outputs only the dynamic resource records, secret: the idempotency key its session was started under.
+ * Every release has recorded it; nothing reads it back, and the plugin's resource does not record it.
+ */
+export const DYNAMIC_OUTPUTS = ["__idempotencyKey"] as const;
+
+/** The outputs of a create with the key it used (absent for an adoption or API version 7). */
+export function withIdempotencyKey<T extends object>(outs: T, key: string | undefined): T & { __idempotencyKey?: string } {
+  return key === undefined ? outs : { ...outs, __idempotencyKey: key };
+}
