@@ -262,7 +262,8 @@ function parseBaseUrl(raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new RemoteBrowserError("configuration", `the base URL "${raw}" is not an absolute URL`, {
+    // Not repeated: a malformed address may hold a key or a password pasted into it.
+    throw new RemoteBrowserError("configuration", "the base URL is not an absolute URL (the value given is not repeated here)", {
       operation: "configure client",
     });
   }

@@ -23,6 +23,7 @@ import type { SessionInputs, SessionOutputs } from "./fields";
 import { generationKey, successorKey } from "./keys";
 import { errorText, fromEntry, mirrorInputs, withoutNulls } from "./outputs";
 import { WaitOutcome, describe, waitForRunning } from "./wait";
+import { checkSessionId } from "./ids";
 
 /** A session created or adopted; `idempotencyKey`: the key a version 8 create started it under. */
 type Created = { id: string; outs: SessionOutputs; idempotencyKey?: string };
@@ -50,6 +51,7 @@ export interface CreateOptions {
 
 /** Create: adopts the session named by the `import` option, or starts one the configured version's way. */
 export async function create(ctx: ProviderContext, inputs: Inputs, opts: CreateOptions = {}): Promise<Created> {
+  if (opts.adoptVmId !== undefined) checkSessionId(opts.adoptVmId, "importing a session (the import resource option)");
   const { id, outs, idempotencyKey }: Created = opts.adoptVmId
     ? await ADOPT[ctx.version().name](ctx, inputs, opts.adoptVmId, opts)
     : await CREATE[ctx.version().name](ctx, inputs, opts);

@@ -6,9 +6,11 @@ import { SessionKeptError } from "./errors";
 import type { OwnerIdentity } from "./owner";
 import { errorText } from "./outputs";
 import { assertSameOwner, recordsOwner, unprovenOwner } from "./stateUpgrades";
+import { checkSessionId } from "./ids";
 
 /** Destroy, by the version the session was started with. `props` are the recorded outputs. */
-export function del(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<void> {
+export async function del(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<void> {
+  checkSessionId(id, "ending a session");
   return DELETE[ctx.versionOf(props).name](ctx, id, props);
 }
 

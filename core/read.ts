@@ -7,6 +7,7 @@ import { ImportError } from "./errors";
 import type { SessionInputs, SessionOutputs } from "./fields";
 import { assertSameOwner, unprovenOwner } from "./stateUpgrades";
 import { fromEntry, inputsFrom, withoutNulls } from "./outputs";
+import { checkSessionId } from "./ids";
 
 export interface ReadResult {
   id?: string;
@@ -18,7 +19,8 @@ export interface ReadResult {
  * Refresh, by the version the session was started with. (The engine's import would call this without
  * props; the SDK turns imports into adoptions instead.)
  */
-export function read(ctx: ProviderContext, id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {
+export async function read(ctx: ProviderContext, id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {
+  checkSessionId(id, "refreshing a session");
   return READ[ctx.versionOf(props).name](ctx, id, props);
 }
 

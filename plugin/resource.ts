@@ -86,7 +86,6 @@ export class NativeBrowserSessions {
       const found = await readById(this.ctx, id, doing);
       return { id, props: this.outputs(found.outs as unknown as Record<string, unknown>, []), inputs: found.inputs as unknown as Record<string, unknown> };
     }
-    checkSessionId(id, "refreshing a session");
     const { plain, secretNames } = unwrapProperties(props);
     const result = await read(this.ctx, id, plain);
     if (!result.id || !result.props) return { id: "", props: {}, inputs: {} };
@@ -104,7 +103,6 @@ export class NativeBrowserSessions {
   }
 
   async delete(id: string, props: Record<string, unknown>): Promise<void> {
-    checkSessionId(id, "ending a session");
     return del(this.ctx, id, reveal(props) as Record<string, unknown>);
   }
 

@@ -24,6 +24,19 @@ const QUOTA = {
 };
 
 describe("where the key may go", () => {
+  it("refuses a base URL that is not one without repeating it: it may hold a pasted key or password", () => {
+    for (const baseUrl of ["https//user:pw-0a1b2c@api.example.test/v8", "rb_live_0a1b2c3d4e5f", "not a url with pw-0a1b2c"]) {
+      let message = "";
+      try {
+        new RemoteBrowserClient({ baseUrl, apiKey: "rb_test_secret" });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message, baseUrl).toContain("the base URL is not an absolute URL");
+      expect(message).not.toContain("0a1b2c");
+    }
+  });
+
   it("refuses plain http to a non-loopback host before any network attempt", async () => {
     const agent = new MockAgent();
     agent.disableNetConnect();

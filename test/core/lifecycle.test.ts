@@ -247,3 +247,22 @@ describe("delete", () => {
     await eventually(() => t.emu.control.books().neverEnded === 0);
   });
 });
+
+describe("ids the dynamic resource hands over", () => {
+  it("bounds the id of an import (the import option), a refresh and a destroy, never repeats a long one, and calls the service for none", async () => {
+    const huge = `vm-${"x".repeat(1024 * 1024)}`;
+    const provider = t.provider();
+    for (const attempt of [
+      () => provider.create({ ...INPUTS, __adoptVmId: huge }),
+      () => provider.read(huge, { vmId: huge, owner: "o", apiVersion: "v8" }),
+      () => provider.delete(huge, { vmId: huge, apiVersion: "v8" }),
+    ]) {
+      const err = await thrown(attempt);
+      expect(err.code).toBe("validation");
+      expect(err.message).toMatch(/the session id is 1048579 characters long, not a session id \(at most 256\)/);
+      expect(err.message.length).toBeLessThan(300);
+    }
+    expect(t.emu.control.books().removeCalls).toBe(0);
+    expect(t.emu.control.sessions()).toEqual([]);
+  });
+});
