@@ -19,7 +19,7 @@ const hashOf = (...parts: Buffer[]) => parts.reduce((h, p) => h.update(p), creat
 
 /** The shared schema loader's module: its files are part of both generators' inputs. */
 const schemaModule = () => path.join(root(), "release", "sdkgen-schema");
-const schemaModuleFiles = () => ["go.mod", "schema.go"].map((f) => fs.readFileSync(path.join(schemaModule(), f)));
+const schemaModuleFiles = () => ["go.mod", "go.sum", "schema.go"].map((f) => fs.readFileSync(path.join(schemaModule(), f)));
 
 /** Builds the module in `mod` into `bin` (atomically: a parallel run builds its own and renames over the same). */
 async function build(mod: string, bin: string, goflags: string): Promise<string> {
@@ -42,7 +42,9 @@ export async function sdkgen(scratch: string): Promise<string> {
     path.join(mod, "go.mod"),
     `${goMod}\nrequire pulumi-remote-browser/sdkgen-schema v0.0.0\n\nreplace pulumi-remote-browser/sdkgen-schema => ${schemaModule()}\n`,
   );
-  fs.writeFileSync(path.join(mod, "go.sum"), sum);
+  // The engine's sums and the shared module's: every module of the build is verified by one or the other.
+  const lines = new Set([...`${sum}\n${fs.readFileSync(path.join(schemaModule(), "go.sum"), "utf8")}`.split("\n")].filter(Boolean));
+  fs.writeFileSync(path.join(mod, "go.sum"), `${[...lines].join("\n")}\n`);
   fs.writeFileSync(path.join(mod, "main.go"), gen);
   return build(mod, bin, "-mod=mod");
 }
