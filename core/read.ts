@@ -65,6 +65,7 @@ export async function readById(
   vmId: string,
   doing: string,
 ): Promise<{ inputs: SessionInputs; outs: SessionOutputs }> {
+  checkSessionId(vmId, doing);
   if (ctx.version().name !== "v8") throw new ImportError(`${doing}: API version 7 has no status operation`, { vmId });
   const { entry, image, owner } = await sessionToTakeOver(ctx, vmId, undefined, doing);
   if (!image) {

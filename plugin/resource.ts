@@ -7,7 +7,6 @@ import { diff, update } from "../core/diff";
 import { INPUTS, SECRET_OUTPUTS } from "../core/fields";
 import type { SessionInputs } from "../core/fields";
 import { ConfigError } from "../core/errors";
-import { checkSessionId } from "../core/ids";
 import { withoutNulls } from "../core/outputs";
 import { read, readById } from "../core/read";
 import { reveal, unwrapProperties, wrapSecrets } from "./secrets";
@@ -26,7 +25,7 @@ const omit = (o: Record<string, unknown>, drop: (name: string) => boolean) => Ob
 
 /**
  * BrowserSession served by the plugin: the engine's calls, mapped onto the same core as the dynamic
- * resource (check, diff, create, read, update, delete of provider/). What is particular to this front door:
+ * resource (check, diff, create, read, update, delete of core/). What is particular to this front door:
  * secrets arrive and leave in the engine's envelope; the resource's URN is its identity (the seed of its
  * idempotency keys, and the row its progress goes to); the engine's create time-out bounds the wait; and a
  * read by id alone is an import.
@@ -74,7 +73,6 @@ export class NativeBrowserSessions {
   async read(id: string, props: Record<string, unknown>, inputs: Record<string, unknown>) {
     if (Object.keys(props).length === 0) {
       const doing = `reading session ${id.length <= 64 ? id : "(id not repeated)"} by its id (pulumi import, or a get)`;
-      checkSessionId(id, doing);
       if (this.keyInPlainConfig) {
         // The engine would record the stack's config, the key in clear text, with the imported session.
         throw new ConfigError(
