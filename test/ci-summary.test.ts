@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { command } from "./helpers/command";
+import { runStatus } from "../release/run";
 
 /**
  * CI shows only the end of a long log. These tests hold the two pieces that keep a failure of the first
@@ -24,7 +24,7 @@ async function summarize(dir: string, report: unknown, log: string, code: number
   const files = { report: path.join(dir, "r.json"), log: path.join(dir, "run.log"), failures: path.join(dir, "failures.txt") };
   if (report !== undefined) fs.writeFileSync(files.report, JSON.stringify(report));
   fs.writeFileSync(files.log, log);
-  const run = await command(process.execPath, [path.join(root, "scripts/test-summary.js"), files.report, files.log, String(code), files.failures], { cwd: dir });
+  const run = await runStatus(process.execPath, [path.join(root, "scripts/test-summary.js"), files.report, files.log, String(code), files.failures], { cwd: dir });
   expect(run.status).toBe(0);
   const failures = fs.existsSync(files.failures) ? fs.readFileSync(files.failures, "utf8") : undefined;
   return { stdout: run.stdout, failures };
@@ -114,7 +114,7 @@ describe(".ci/run", () => {
       .map(([cmd, body]) => `  "${cmd}") ${body} ;;`)
       .join("\n");
     fs.writeFileSync(path.join(bin, "npm"), `#!/usr/bin/env bash\ncase "$*" in\n  "ci --no-audit --no-fund") exit 0 ;;\n${script}\nesac\n`, { mode: 0o755 });
-    const run = await command("bash", [".ci/run"], { cwd: dir, env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+    const run = await runStatus("bash", [".ci/run"], { cwd: dir, env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
     return { code: run.status, out: run.stdout };
   }
 

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import { builtinModules } from "node:module";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { commandOk } from "./helpers/command";
+import { run } from "../release/run";
 
 /**
  * What `npm pack` puts in the tarball, from its dry run: the entry points resolve to shipped files, every
@@ -16,8 +16,8 @@ let files: string[] = [];
 const shipped = (file: string) => files.includes(file.replace(/^\.\//, ""));
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(root, "dist", "sdk", "index.js"))) await commandOk("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root });
-  const text = await commandOk("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root });
+  if (!fs.existsSync(path.join(root, "dist", "sdk", "index.js"))) await run("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root });
+  const text = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root });
   const [pack] = JSON.parse(text) as Array<{ name: string; files: Array<{ path: string }> }>;
   expect(pack.name).toBe("pulumi-remote-browser");
   files = pack.files.map((f) => f.path).sort();

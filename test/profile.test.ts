@@ -3,8 +3,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { kindOf } from "./helpers/profile";
-import { command } from "./helpers/command";
+
 import { runVitestFixture } from "./helpers/vitest-fixture";
+import { runStatus } from "../release/run";
 
 /**
  * The report of where each test file's time went (test/profile-setup.ts writes it, scripts/test-summary.js
@@ -66,7 +67,7 @@ describe("scripts/test-summary.js with a profile folder", () => {
       holds: [{ test: "builds twice", ms: 7_200 }],
     };
     fs.writeFileSync(path.join(dir, "profile", "1-a.test.ts.json"), JSON.stringify(profile));
-    const run = await command(process.execPath, [path.join(root, "scripts/test-summary.js"), "r.json", "run.log", "0", "failures.txt", "profile"], { cwd: dir });
+    const run = await runStatus(process.execPath, [path.join(root, "scripts/test-summary.js"), "r.json", "run.log", "0", "failures.txt", "profile"], { cwd: dir });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/wall +cpu +engine +build +install +other +waits/);
     expect(run.stdout).toContain("    1.5     0.7     1.0     0.0     0.3     0.0     0.2  test/a.test.ts");

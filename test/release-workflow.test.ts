@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run as runCommand } from "../release/run";
 import { actionlint } from "./helpers/actionlint";
-import { commandOk } from "./helpers/command";
+
 import type { Contexts } from "./helpers/github-expressions";
 import { JobRun, World, loadWorkflow, runSteps } from "./helpers/workflow-runner";
 
@@ -41,7 +41,7 @@ function jobRun(jobId: string, ctx: Contexts, setup: { releases?: string[]; npmP
   return run;
 }
 
-const sh = (cwd: string, cmd: string) => commandOk("bash", ["-ec", cmd], { cwd });
+const sh = (cwd: string, cmd: string) => runCommand("bash", ["-ec", cmd], { cwd });
 
 /** What download-artifact leaves of a release of `version`: the layout `npm run release` writes. */
 async function release(workspace: string, version: string): Promise<string> {

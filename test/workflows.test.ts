@@ -3,10 +3,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENV_IDEMPOTENCY_SECRET, MIN_IDEMPOTENCY_SECRET_LENGTH, loadConfig } from "../core/config";
-import { command } from "./helpers/command";
+
 import type { Contexts } from "./helpers/github-expressions";
 import type { Job, Step, Workflow, WorldSetup } from "./helpers/workflow-runner";
 import { JobRun, World, findStep, loadWorkflow, runSteps } from "./helpers/workflow-runner";
+import { runStatus } from "../release/run";
 
 /**
  * The per-pull-request workflows, read as GitHub reads them (YAML, anchors resolved), and their `run:`
@@ -425,7 +426,7 @@ describe("the share links reach reviewers without showing in the log", () => {
     const encrypted = path.join(run.temp, "encrypted", "share-links.json.enc");
     expect(fs.readFileSync(encrypted, "utf8")).not.toContain("lnk_");
     // The way the comment tells reviewers to decrypt it.
-    const d = await command("openssl", ["enc", "-d", "-aes-256-cbc", "-pbkdf2", "-iter", "200000", "-pass", "env:P", "-in", encrypted], {
+    const d = await runStatus("openssl", ["enc", "-d", "-aes-256-cbc", "-pbkdf2", "-iter", "200000", "-pass", "env:P", "-in", encrypted], {
       env: { ...process.env, P: passphrase },
     });
     expect(d.status, d.stderr).toBe(0);

@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
  * No test and no helper a test runs in its worker starts a command synchronously. vitest's worker waits for
  * each answer of its main process with a fixed 60 s timer (no setting changes it), and a worker that holds
  * its event loop that long -- a few synchronous builds or workflow steps on a loaded 2-core machine -- fails
- * the whole run with `Timeout calling "onTaskUpdate"` and every test passed. test/helpers/command.ts and
- * release/run.ts are the asynchronous ways. Kept out: the fixture that reproduces that failure on purpose,
+ * the whole run with `Timeout calling "onTaskUpdate"` and every test passed. release/run.ts (`run`,
+ * `runStatus`) is the asynchronous way. Kept out: the fixture that reproduces that failure on purpose,
  * the profile's wrapper of those functions, and this file's own examples.
  */
 const root = path.resolve(__dirname, "..", "..");

@@ -6,7 +6,7 @@ import { cpuMs } from "../helpers/profile";
 import { RUN_MARKER_VAR } from "../helpers/leftovers";
 import { failOnLeftovers } from "../leftovers-setup";
 import { installProject } from "./project-install";
-import { commandOk } from "../helpers/command";
+import { run } from "../../release/run";
 
 /**
  * Once per e2e run: the engine, and a fresh Pulumi project outside the repository that installs the
@@ -19,7 +19,7 @@ const root = path.resolve(__dirname, "..", "..");
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const pulumiBin =
     process.env.PULUMI_REMOTE_BROWSER_PULUMI ||
-    (await commandOk("bash", [path.join(root, "scripts", "engine.sh")])).trim();
+    (await run("bash", [path.join(root, "scripts", "engine.sh")], { stderr: "inherit" })).trim();
 
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-e2e-"));
   // The runner keeps its private backends' passphrases in the user's state folder: the suite's stay in its
@@ -38,7 +38,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     }
   };
   await timed("build", () => buildIfStale());
-  const tarball = (await timed("install", () => commandOk("npm", ["pack", "--silent", "--pack-destination", base], { cwd: root })))
+  const tarball = (await timed("install", () => run("npm", ["pack", "--silent", "--pack-destination", base], { cwd: root })))
     .trim()
     .split("\n")
     .pop()!;
@@ -52,7 +52,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const cached = await timed("install", () => installProject(projectDir, path.join(base, tarball), pulumiVersion));
   const installed = JSON.parse(fs.readFileSync(path.join(projectDir, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
   if (installed !== pulumiVersion) throw new Error(`the e2e project installed @pulumi/pulumi ${installed}, not ${pulumiVersion}`);
-  const cli = (await commandOk(pulumiBin, ["version"])).trim();
+  const cli = (await run(pulumiBin, ["version"])).trim();
   console.log(`e2e: node ${process.version}, @pulumi/pulumi ${installed} (installed from npm${cached ? ", cached" : ""}), pulumi CLI ${cli}`);
 
   const profileDir = process.env.PRB_PROFILE_DIR;
@@ -71,7 +71,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
 /** The package is packed from dist/: a test file run on its own must not test an older build of the sources. */
 export async function buildIfStale(dir = root): Promise<void> {
-  await commandOk("bash", [path.join(root, "scripts", "build.sh"), dir]);
+  await run("bash", [path.join(root, "scripts", "build.sh"), dir], { stderr: "inherit" });
 }
 
 declare module "vitest" {

@@ -6,7 +6,6 @@ import { expect } from "vitest";
 import type { Emulator } from "../../emulator";
 import { engineEnvironment } from "../../runner/environment";
 import { run as runCommand } from "../../release/run";
-import { commandOk } from "../helpers/command";
 
 /**
  * What the plain-CLI tests share (test/e2e/yaml-cli.test.ts, native-yaml.test.ts): a Pulumi install with
@@ -24,7 +23,7 @@ export interface Result {
 
 /** The YAML language host: given by scripts/prepare.sh under `npm test`, else built (once, then cached). */
 export async function yamlLanguageHost(): Promise<string> {
-  const host = process.env.PULUMI_REMOTE_BROWSER_LANGUAGE_YAML || (await commandOk("bash", [path.join(root, "scripts", "language-yaml.sh")])).trim();
+  const host = process.env.PULUMI_REMOTE_BROWSER_LANGUAGE_YAML || (await runCommand("bash", [path.join(root, "scripts", "language-yaml.sh")], { stderr: "inherit" })).trim();
   if (!fs.existsSync(host)) throw new Error(`the YAML language host ${host} does not exist: run bash scripts/language-yaml.sh`);
   return host;
 }

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { cacheRoot, cachedFolder, keyOf } from "../helpers/input-cache";
-import { commandOk } from "../helpers/command";
+import { run } from "../../release/run";
 
 /**
  * The e2e project's packages -- the packed package and the cell's @pulumi/pulumi, as `npm install` lays them
@@ -18,7 +18,7 @@ export async function installProject(projectDir: string, tarball: string, pulumi
   const key = keyOf(fs.readFileSync(tarball), pulumiVersion, process.version);
   const { dir, hit } = await cachedFolder(cacheRoot("e2e-install"), key, async (tmp) => {
     fs.copyFileSync(path.join(projectDir, "package.json"), path.join(tmp, "package.json"));
-    await commandOk("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: tmp });
+    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: tmp, stderr: "inherit" });
   });
   fs.symlinkSync(path.join(dir, "node_modules"), path.join(projectDir, "node_modules"));
   return hit;

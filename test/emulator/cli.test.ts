@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commandOk } from "../helpers/command";
+import { run as runCommand } from "../../release/run";
 
 const ROOT = resolve(__dirname, "../..");
 let cliPath = join(ROOT, "dist/emulator/cli.js");
@@ -31,7 +31,7 @@ beforeAll(async () => {
       include: [join(ROOT, "emulator/**/*.ts")],
     }),
   );
-  await commandOk(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", config], { cwd: ROOT });
+  await runCommand(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", config], { cwd: ROOT });
   cliPath = join(tempBuild, "out/emulator/cli.js");
 }, 60_000);
 

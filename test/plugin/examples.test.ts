@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PackageSchema, PropertySpec, SCHEMA_FILE, withNativeSchema } from "../../plugin/packageSchema";
-import { commandOk } from "../helpers/command";
+import { run } from "../../release/run";
 
 /**
  * The YAML and Python examples, and the YAML test program of ReviewSessions, checked against the schema
@@ -232,7 +232,7 @@ describe("the Python programs (examples/python-review, and ReviewSessions from P
     let parsed: { calls: Array<{ module: string; target: string; kwargs: Record<string, Value & { module?: string }> }>; reads: Array<{ of: string; attr: string }> };
     try {
       const program = path.join(root, "test", "e2e", "programs", "component-python", "review-sessions", "__main__.py");
-      parsed = JSON.parse(await commandOk("python3", ["-c", PARSE, program]));
+      parsed = JSON.parse(await run("python3", ["-c", PARSE, program]));
     } catch (e) {
       throw new Error(`python3 parses the Python example (is python3 installed?): ${(e as Error).message}`);
     }

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { RemoteBrowserComponentProvider } from "../../plugin/provider";
-import { commandOk } from "../helpers/command";
+import { run } from "../../release/run";
 
 /**
  * The plugin's ways in, without the engine: the executable the engine runs from PATH, the Node.js
@@ -59,7 +59,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
   engineAddress = `127.0.0.1:${(engine.address() as net.AddressInfo).port}`;
   if (!fs.existsSync(path.join(root, "dist", "plugin", "host.js"))) {
-    await commandOk("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root });
+    await run("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root });
   }
   served = JSON.parse(await new RemoteBrowserComponentProvider().getSchema());
 }, 180_000);

@@ -6,7 +6,7 @@ import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { Emulator, startEmulator } from "../../emulator";
 import { isSecret, reveal, secret } from "../../plugin/secrets";
-import { commandOk } from "../helpers/command";
+import { run } from "../../release/run";
 
 /**
  * The plugin executable's native front door, spoken to over gRPC as the engine speaks to it: the calls the
@@ -67,7 +67,7 @@ function callOn<T = any>(rpc: any, method: string, req: unknown): Promise<T> {
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(root, "dist", "plugin", "server.js"))) await commandOk("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root });
+  if (!fs.existsSync(path.join(root, "dist", "plugin", "server.js"))) await run("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root });
   emu = await startEmulator({ prepMs: 50, prepJitterMs: 0 });
   engine = net.createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));

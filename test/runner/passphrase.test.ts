@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { engineEnvironment } from "../../runner/environment";
 import { PassphraseMissingError, passphraseFolder, resolvePassphrase } from "../../runner/passphrase";
-import { commandOk } from "../helpers/command";
+import { run } from "../../release/run";
 
 let dir: string;
 /** The user's state folder of these tests (XDG_STATE_HOME): never the real one of whoever runs them. */
@@ -133,14 +133,14 @@ describe("the passphrase of a run", () => {
   it("keeps the state folder out of git: a checkout that holds it commits nothing of it", async () => {
     const work = path.join(dir, "checkout");
     fs.mkdirSync(work);
-    await commandOk("git", ["init", "-q"], { cwd: work });
+    await run("git", ["init", "-q"], { cwd: work });
     fs.writeFileSync(path.join(work, "index.js"), "module.exports = () => undefined;\n");
     const stateDir = path.join(work, ".pulumi-local");
     engineEnvironment({ pulumiBin: "/bin/true", stateDir, workDir: ROOT });
     fs.mkdirSync(path.join(stateDir, "backend", ".pulumi", "stacks"), { recursive: true });
     fs.writeFileSync(path.join(stateDir, "backend", ".pulumi", "stacks", "dev.json"), "{}");
-    await commandOk("git", ["add", "-A"], { cwd: work });
-    expect((await commandOk("git", ["diff", "--cached", "--name-only"], { cwd: work })).trim()).toBe("index.js");
+    await run("git", ["add", "-A"], { cwd: work });
+    expect((await run("git", ["diff", "--cached", "--name-only"], { cwd: work })).trim()).toBe("index.js");
   });
 
   it("an empty PULUMI_CONFIG_PASSPHRASE does not become the private backend's passphrase either", () => {
