@@ -21,7 +21,7 @@ export default defineConfig({
           // that to delete the workflow tests' 3,600 small files while e2e files built and installed beside it.
           hookTimeout: 120_000,
           globalSetup: ["test/leftovers-setup.ts"],
-          setupFiles: ["test/yield-setup.ts", "test/profile-setup.ts"],
+          setupFiles: ["test/profile-setup.ts"],
         },
       },
       {
@@ -32,7 +32,7 @@ export default defineConfig({
           hookTimeout: 600_000,
           maxConcurrency: 4,
           globalSetup: ["test/leftovers-setup.ts", "test/e2e/global-setup.ts"],
-          setupFiles: ["test/yield-setup.ts", "test/profile-setup.ts"],
+          setupFiles: ["test/profile-setup.ts"],
         },
       },
     ],

@@ -18,8 +18,8 @@ export interface RunResult {
 
 /**
  * Runs a command to its end and gives back its exit code and output. The release and the tests run their
- * commands through it or `run`, never a *Sync call: in a test, a worker that holds its event loop for a minute
- * misses vitest's fixed 60 s message timer (test/architecture/no-sync-commands.test.ts).
+ * commands through it or `run`, never a *Sync call: in a test, a worker that waits synchronously answers
+ * nothing meanwhile, not even the emulator it hosts (test/architecture/no-sync-commands.test.ts).
  */
 export function runStatus(command: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {

@@ -10,8 +10,8 @@ import { cpuMs, kindOf } from "./helpers/profile";
  * Where each test file's time goes, for the report scripts/test.sh prints (scripts/test-summary.js): every
  * command the file's process starts, by kind (the engine, builds, installs, other), with its wall time; the
  * timers that fired in the process (the waits); the CPU the process and every child it waited for used; and
- * each time the process held its event loop for 5 s or more, with the test that held it (vitest fails the run
- * when a worker holds it for 60 s: test/architecture/no-sync-commands.test.ts).
+ * each time the process held its event loop for 5 s or more, with the test that held it (a held worker answers
+ * nothing: not the emulators it hosts, not its file's concurrent tests; test/architecture/no-sync-commands.test.ts).
  * Wall time on a shared machine says little on its own; CPU says what the file costs. Written only when
  * scripts/test.sh names a folder for it (PRB_PROFILE_DIR): `npx vitest` on its own does not profile.
  */
@@ -93,7 +93,8 @@ if (dir) {
     test = "(between tests)";
   });
 
-  beforeAll((suite) => {
+  // vitest 4 gives the suite as the hook's second argument; the first, its fixtures, must be a pattern.
+  beforeAll(({}, suite) => {
     file = (suite as { filepath?: string }).filepath ?? "";
   });
   afterAll(() => {

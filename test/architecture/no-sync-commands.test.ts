@@ -3,12 +3,12 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 
 /**
- * No test and no helper a test runs in its worker starts a command synchronously. vitest's worker waits for
- * each answer of its main process with a fixed 60 s timer (no setting changes it), and a worker that holds
- * its event loop that long -- a few synchronous builds or workflow steps on a loaded 2-core machine -- fails
- * the whole run with `Timeout calling "onTaskUpdate"` and every test passed. release/run.ts (`run`,
- * `runStatus`) is the asynchronous way. Kept out: the fixture that reproduces that failure on purpose,
- * the profile's wrapper of those functions, and this file's own examples.
+ * No test and no helper a test runs in its worker starts a command synchronously. A worker that waits on a
+ * command synchronously answers nothing meanwhile: not the emulator it hosts (the engine's calls to it wait
+ * and retry), not its file's concurrent tests (the e2e files run several stacks at once), not vitest (whose
+ * version 3 failed whole runs, every test passed, when an answer waited 60 s: test/vitest-worker.test.ts).
+ * release/run.ts (`run`, `runStatus`) is the asynchronous way. Kept out: the fixture that holds its worker
+ * on purpose, the profile's wrapper of those functions, and this file's own examples.
  */
 const root = path.resolve(__dirname, "..", "..");
 const EXEMPT = new Set(["test/fixtures/sync-tests/sync.fixture.ts", "test/profile-setup.ts", "test/architecture/no-sync-commands.test.ts"]);

@@ -335,7 +335,7 @@ export class JobRun {
     const [command, ...args] = shellCommand(shell, scriptFile);
     // One file for both streams, so that the lines keep the order the log shows them in.
     const logFile = path.join(this.temp, `log-${n}`);
-    // Not spawnSync: a worker that holds its event loop for a minute misses vitest's 60 s message timer.
+    // Not spawnSync: the worker would answer nothing while a step runs (test/architecture/no-sync-commands.test.ts).
     const fd = fs.openSync(logFile, "w");
     let code: number;
     try {
