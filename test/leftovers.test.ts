@@ -72,7 +72,7 @@ describe("the check for files a test run left in its temporary folder", () => {
   /** A run of test/fixtures/left-files with the suite's global setup. */
   async function fixtureRun(leave?: string): Promise<{ code: number | null; out: string; runTmp: string }> {
     const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "prb-left-files-")), "tmpdir");
-    const { code, out } = await runVitestFixture("test/fixtures/left-files/vitest.config.ts", { PRB_FIXTURE_REPORT: report, PRB_FIXTURE_LEAVE: leave ?? "" });
+    const { code, out } = await runVitestFixture("test/fixtures/left-files/vitest.config.mts", { PRB_FIXTURE_REPORT: report, PRB_FIXTURE_LEAVE: leave ?? "" });
     const runTmp = fs.readFileSync(report, "utf8");
     fs.rmSync(path.dirname(report), { recursive: true, force: true });
     return { code, out, runTmp };

@@ -80,7 +80,7 @@ describe("test/profile-setup.ts in a test file's worker", () => {
   it("records each time a test held the event loop for 5 s or more, naming the test, and not a wait on a timer", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-profile-"));
     dirs.push(dir);
-    const run = await runVitestFixture("test/fixtures/loop-hold/vitest.config.ts", { PRB_PROFILE_DIR: dir });
+    const run = await runVitestFixture("test/fixtures/loop-hold/vitest.config.mts", { PRB_PROFILE_DIR: dir });
     expect(run.code, run.out).toBe(0);
     const [written] = fs.readdirSync(dir);
     const profile = JSON.parse(fs.readFileSync(path.join(dir, written!), "utf8")) as { holds: Array<{ test: string; ms: number }> };

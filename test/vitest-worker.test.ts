@@ -11,7 +11,7 @@ import { runVitestFixture } from "./helpers/vitest-fixture";
  */
 describe("vitest's worker channel", () => {
   it("has no time-out: a test that holds its worker past 60 s passes, and the run with it", async () => {
-    const run = await runVitestFixture("test/fixtures/sync-tests/vitest.config.ts");
+    const run = await runVitestFixture("test/fixtures/sync-tests/vitest.config.mts");
     expect(run.out).toContain("1 passed");
     expect(run.out).not.toContain("Timeout calling");
     expect(run.code, run.out).toBe(0);
