@@ -32,12 +32,15 @@ export interface Session {
   locationReason: "unavailable" | null;
   /** City whose exit the session holds, released when it stops occupying a slot. */
   exitCode: string | null;
+  /** Whole bytes: a pool's room is whole bytes, so a sum of fractions can never round past it. */
   residentialBytes: number;
+  /** The fraction of a byte accrued but not yet counted. */
+  residentialCarry: number;
   /** Decided when preparation begins, so "fail the next N" hits the next N sessions created. */
   failPreparation: boolean;
 }
 
-export type NewSession = Omit<Session, "seq" | "status" | "runningAt" | "endedAt" | "residentialBytes" | "failPreparation">;
+export type NewSession = Omit<Session, "seq" | "status" | "runningAt" | "endedAt" | "residentialBytes" | "residentialCarry" | "failPreparation">;
 
 export interface PreparationControl {
   failNext: number;
@@ -91,6 +94,7 @@ export class Sessions {
       runningAt: null,
       endedAt: null,
       residentialBytes: 0,
+      residentialCarry: 0,
       failPreparation,
     };
     this.byId.set(session.vmId, session);
@@ -114,11 +118,14 @@ export class Sessions {
       runningAt: status === "running" ? now : null,
       endedAt: null,
       residentialBytes: 0,
+      residentialCarry: 0,
       failPreparation: false,
     };
     this.byId.set(session.vmId, session);
     this.byLink.set(session.linkId, session);
     if (status === "starting") this.schedulePreparation(session);
+    // From now on, not from the last accrual: that may be long past, and would charge the whole allowance.
+    if (status === "running" && session.egress === "residential") this.startAccrual();
     this.deps.onChange(session);
     return session;
   }
@@ -271,8 +278,11 @@ export class Sessions {
     for (const s of this.byId.values()) {
       if (s.status !== "running" || s.egress !== "residential") continue;
       anyRunning = true;
-      const wanted = this.deps.settings.residentialBytesPerSecond * elapsed;
-      s.residentialBytes += Math.max(0, Math.min(wanted, this.deps.residentialRoom(s)));
+      const wanted = this.deps.settings.residentialBytesPerSecond * elapsed + s.residentialCarry;
+      const whole = Math.floor(wanted);
+      const added = Math.max(0, Math.min(whole, Math.floor(this.deps.residentialRoom(s))));
+      s.residentialBytes += added;
+      s.residentialCarry = added === whole ? wanted - whole : 0;
     }
     if (!anyRunning) this.stopAccrual();
   }
