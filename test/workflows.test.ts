@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ENV_IDEMPOTENCY_SECRET, MIN_IDEMPOTENCY_SECRET_LENGTH, loadConfig } from "../core/config";
+import { ENV_IDEMPOTENCY_SECRET, MAX_SETTING_LENGTH, MIN_IDEMPOTENCY_SECRET_LENGTH, loadConfig } from "../core/config";
 
 import type { Contexts } from "./helpers/github-expressions";
 import type { Job, Step, Workflow, WorldSetup } from "./helpers/workflow-runner";
@@ -165,7 +165,7 @@ describe("the idempotency secret: the review sessions' keys cannot be computed f
     const check = (value: string) => jobRun(flow, jobId, contextsFor(flow, { secrets: { REMOTE_BROWSER_IDEMPOTENCY_SECRET: value } })).step("Check the idempotency secret");
     const short = "x".repeat(MIN_IDEMPOTENCY_SECRET_LENGTH - 1);
     const rejected = ["", " ", " ".repeat(MIN_IDEMPOTENCY_SECRET_LENGTH), `  ${short}\n`, short, `\t${short}\t`];
-    const accepted = ["k".repeat(MIN_IDEMPOTENCY_SECRET_LENGTH), ` ${"k".repeat(MIN_IDEMPOTENCY_SECRET_LENGTH)} `, "f3".repeat(32), "a b c d e f g h i"];
+    const accepted = ["k".repeat(MIN_IDEMPOTENCY_SECRET_LENGTH), ` ${"k".repeat(MIN_IDEMPOTENCY_SECRET_LENGTH)} `, "f3".repeat(32), "a b c d e f g h i", "k".repeat(MAX_SETTING_LENGTH)];
     for (const value of rejected) {
       const r = await check(value);
       expect(r.code, JSON.stringify(value)).not.toBe(0);
@@ -174,6 +174,15 @@ describe("the idempotency secret: the review sessions' keys cannot be computed f
       );
       if (value.trim()) expect(r.out).not.toContain(value.trim());
     }
+    // Longer than the provider takes (blanks count there too): refused here, not at the first step that loads it.
+    const long = ["k".repeat(MAX_SETTING_LENGTH + 1), ` ${"k".repeat(MAX_SETTING_LENGTH - 1)} `];
+    for (const value of long) {
+      const r = await check(value);
+      expect(r.code, `${value.length} characters`).not.toBe(0);
+      expect(r.out).toContain(`::error::The repository secret REMOTE_BROWSER_IDEMPOTENCY_SECRET is ${value.length} characters long; the provider takes at most ${MAX_SETTING_LENGTH}.`);
+      expect(r.out).not.toContain(value.trim());
+    }
+    rejected.push(...long);
     for (const value of accepted) {
       const r = await check(value);
       expect(r.code, `${JSON.stringify(value)}: ${r.out}`).toBe(0);
