@@ -35,17 +35,21 @@ function residentialSession(state: EmulatorState, vmId: string): NewSession {
   };
 }
 
+/** An emulator's state on a fake clock, whose default account has 2 MiB split over two pools (1 MiB each). */
+function stateOnFakeClock(residentialBytesPerSecond: number): EmulatorState {
+  vi.useFakeTimers({ toFake: ["Date", "setInterval", "clearInterval"], now: Date.parse("2026-11-02T00:00:00Z") });
+  return new EmulatorState(
+    { prepMs: 0, prepJitterMs: 0, stopMs: 0, residentialBytesPerSecond, rateLimit: 0, maxBodyBytes: 1_000_000 },
+    { apiKey: "rb_accrual", residentialMb: 2 },
+    createRandom(1),
+  );
+}
+
 afterEach(() => vi.useRealTimers());
 
 describe("residential data of the emulator", () => {
   it("is counted in whole bytes and never passes the pool's allowance, whatever the clock's steps", () => {
-    vi.useFakeTimers({ toFake: ["Date", "setInterval", "clearInterval"], now: Date.parse("2026-11-02T00:00:00Z") });
-    // 2 MiB split over two pools: the session's pool has 1 MiB.
-    const state = new EmulatorState(
-      { prepMs: 0, prepJitterMs: 0, stopMs: 0, residentialBytesPerSecond: 750, rateLimit: 0, maxBodyBytes: 1_000_000 },
-      { apiKey: "rb_accrual", residentialMb: 2 },
-      createRandom(1),
-    );
+    const state = stateOnFakeClock(750);
     state.sessions.restore(residentialSession(state, "vm-000000000001"), "running");
     let used = 0;
     for (let step = 0; step < 20_000 && used < MIB; step++) {
@@ -63,12 +67,7 @@ describe("residential data of the emulator", () => {
   });
 
   it("starts for a session put back as running from the moment it is put back, not from the last accrual", () => {
-    vi.useFakeTimers({ toFake: ["Date", "setInterval", "clearInterval"], now: Date.parse("2026-11-02T00:00:00Z") });
-    const state = new EmulatorState(
-      { prepMs: 0, prepJitterMs: 0, stopMs: 0, residentialBytesPerSecond: 1_000, rateLimit: 0, maxBodyBytes: 1_000_000 },
-      { apiKey: "rb_accrual", residentialMb: 2 },
-      createRandom(1),
-    );
+    const state = stateOnFakeClock(1_000);
     state.sessions.restore(residentialSession(state, "vm-000000000002"), "running");
     vi.setSystemTime(Date.now() + 2_000);
     state.sessions.accrue();
