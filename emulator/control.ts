@@ -167,7 +167,7 @@ export function sessionView(s: Session): SessionView {
     locationReason: s.locationReason,
     exitCode: s.exitCode,
     apiVersion: s.apiVersion,
-    residentialBytes: Math.floor(s.residentialBytes),
+    residentialBytes: s.residentialBytes,
   };
 }
 

@@ -58,7 +58,7 @@ export function poolMeter(pool: PoolLimits, poolIndex: number, sessions: readonl
     running_sessions_remaining: Math.max(0, pool.runningLimit - running),
     cycle_start: isoDate(cycleStart(now)),
     residential_cycle_mb_limit: pool.residentialMb,
-    residential_bytes_used_cycle: Math.floor(bytes),
+    residential_bytes_used_cycle: bytes,
   };
 }
 

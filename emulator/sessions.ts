@@ -280,7 +280,7 @@ export class Sessions {
       anyRunning = true;
       const wanted = this.deps.settings.residentialBytesPerSecond * elapsed + s.residentialCarry;
       const whole = Math.floor(wanted);
-      const added = Math.max(0, Math.min(whole, Math.floor(this.deps.residentialRoom(s))));
+      const added = Math.max(0, Math.min(whole, this.deps.residentialRoom(s)));
       s.residentialBytes += added;
       s.residentialCarry = added === whole ? wanted - whole : 0;
     }
