@@ -4,11 +4,16 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 
 /**
- * `out` (a `.tar.gz`) holding `files` of `dir` at its root, as the engine unpacks plugin archives. Owner,
- * times and order are fixed, so the same inputs give the same bytes.
+ * `out` (a `.tar.gz`) holding `files` of `dir` at its root, as the engine unpacks plugin archives. Format,
+ * owner, times, order and modes are fixed (0755 for an executable, 0644 for the rest, whatever the
+ * checkout's umask made them), so the same contents give the same bytes on any machine.
  */
 export function writeArchive(out: string, dir: string, files: string[]): void {
-  const tar = execFileSync("tar", ["--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--mtime=@0", "-C", dir, "-cf", "-", ...files], { maxBuffer: 1 << 30 });
+  const tar = execFileSync(
+    "tar",
+    ["--format=gnu", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--mtime=@0", "--mode=a=rX,u+w", "-C", dir, "-cf", "-", ...files],
+    { maxBuffer: 1 << 30 },
+  );
   const gzip = execFileSync("gzip", ["-n", "-6"], { input: tar, maxBuffer: 1 << 30 });
   fs.writeFileSync(out, gzip);
 }

@@ -6,7 +6,9 @@ import { parseArgs } from "../../release/args";
 import { duplicatePackages } from "../../release/bundle";
 import { fileType } from "../../release/fileType";
 import { MARKER, prepareOutDir } from "../../release/outDir";
+import { archiveEntries, writeArchive } from "../../release/archive";
 import { archiveName, executableName, PLATFORMS, selectPlatforms } from "../../release/platforms";
+import { run } from "../../release/run";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "prb-release-parts-"));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -118,5 +120,41 @@ describe("the bundle's shared packages", () => {
         "plugin/server.ts",
       ]),
     ).toEqual(["@grpc/grpc-js"]);
+  });
+});
+
+describe("a plugin archive", () => {
+  /** The archive of the same three files, written as a checkout with `modes` and `mtime` leaves them. */
+  function archiveOf(name: string, modes: { exe: number; doc: number }, mtime: Date): Buffer {
+    const dir = path.join(tmp, `archive-${name}`);
+    fs.mkdirSync(dir);
+    for (const [file, content, mode] of [["pulumi-resource-remote-browser", "#!binary", modes.exe], ["LICENSE", "license text", modes.doc], ["README.md", "# readme", modes.doc]] as const) {
+      fs.writeFileSync(path.join(dir, file), content);
+      fs.chmodSync(path.join(dir, file), mode);
+      fs.utimesSync(path.join(dir, file), mtime, mtime);
+    }
+    const out = path.join(tmp, `archive-${name}.tar.gz`);
+    writeArchive(out, dir, ["pulumi-resource-remote-browser", "LICENSE", "README.md"]);
+    return fs.readFileSync(out);
+  }
+
+  it("has the same bytes whatever the checkout's umask and times made of its files", () => {
+    const a = archiveOf("umask-022", { exe: 0o755, doc: 0o644 }, new Date("2026-01-02T03:04:05Z"));
+    const b = archiveOf("umask-002", { exe: 0o775, doc: 0o664 }, new Date("2026-11-26T21:00:00Z"));
+    const c = archiveOf("umask-077", { exe: 0o700, doc: 0o600 }, new Date("2020-05-05T05:05:05Z"));
+    expect(b.equals(a)).toBe(true);
+    expect(c.equals(a)).toBe(true);
+  });
+
+  it("holds an executable of mode 0755 and documents of 0644, owned by root, at time 0", async () => {
+    archiveOf("modes", { exe: 0o700, doc: 0o664 }, new Date());
+    const file = path.join(tmp, "archive-modes.tar.gz");
+    expect(archiveEntries(file)).toEqual(["pulumi-resource-remote-browser", "LICENSE", "README.md"]);
+    const listing = (await run("tar", ["--numeric-owner", "--full-time", "-tvzf", file], { env: { ...process.env, TZ: "UTC" } })).trim().split("\n");
+    expect(listing.map((l) => l.split(/\s+/).slice(0, 2).concat(l.split(/\s+/).slice(3, 5)).join(" "))).toEqual([
+      "-rwxr-xr-x 0/0 1970-01-01 00:00:00",
+      "-rw-r--r-- 0/0 1970-01-01 00:00:00",
+      "-rw-r--r-- 0/0 1970-01-01 00:00:00",
+    ]);
   });
 });
