@@ -11,6 +11,7 @@ import { packNpm } from "./npmPackage";
 import { prepareOutDir } from "./outDir";
 import { archiveName, executableName, platformId, selectPlatforms } from "./platforms";
 import { seaBlob, seaExecutable } from "./sea";
+import { checkSignature } from "./signing";
 import { writeSdks } from "./sdks";
 
 const root = path.resolve(__dirname, "..", "..");
@@ -51,6 +52,7 @@ export async function writeRelease(args: ReleaseArgs, pulumi: string, log: (line
       await seaExecutable(platform, blob, exe);
       const type = fileType(exe);
       if (!type.startsWith(platform.fileType)) throw new Error(`the ${platformId(platform)} executable is ${type}, not ${platform.fileType}`);
+      checkSignature(platform, exe);
       if (platform.os === "linux" && platform.arch === "amd64") {
         log("asking the linux-amd64 binary for its schema");
         fs.writeFileSync(path.join(out, "schema.json"), schemaOf(pulumi, exe));

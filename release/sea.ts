@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { nodeBinary } from "./nodeBinary";
 import { PLATFORMS, Platform } from "./platforms";
+import { afterInjection, beforeInjection } from "./signing";
 
 /** The fuse Node looks for to know it carries a single-executable blob (Node's docs, "Single executable applications"). */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
@@ -25,17 +26,17 @@ export function seaBlob(bundle: string, workDir: string): Buffer {
 }
 
 /**
- * `platform`'s Node with `blob` injected, written to `out`. The macOS binaries lose Apple's signature in
- * the injection and are not signed again here (no signing tool runs on Linux from the registries this
- * project uses): see the README on what that means for macOS users.
+ * `platform`'s Node with `blob` injected, written to `out`: on macOS signed ad hoc after the injection, on
+ * Windows without Node's signature, which the injection would break (release/signing.ts).
  */
 export async function seaExecutable(platform: Platform, blob: Buffer, out: string): Promise<void> {
   // postject's published build is a CommonJS module without types.
   const { inject } = require("postject") as { inject(file: string, name: string, data: Buffer, options: Record<string, unknown>): Promise<void> };
-  fs.copyFileSync(nodeBinary(platform), out);
+  fs.writeFileSync(out, beforeInjection(platform, fs.readFileSync(nodeBinary(platform))));
   fs.chmodSync(out, 0o755);
   await inject(out, "NODE_SEA_BLOB", blob, {
     sentinelFuse: SEA_FUSE,
     ...(platform.os === "darwin" ? { machoSegmentName: "NODE_SEA" } : {}),
   });
+  afterInjection(platform, out);
 }

@@ -14,11 +14,16 @@ const root = path.resolve(__dirname, "..", "..");
 export const RELEASE_VERSION = "9.9.9-e2e";
 const INPUTS = ["api", "client", "core", "dynamic", "plugin", "release", "package.json", "package-lock.json", "LICENSE", "README.md"];
 
-export async function linuxRelease(pulumiBin: string): Promise<string> {
-  const dir = path.join(cacheRoot(), "release", inputsHash());
+export function linuxRelease(pulumiBin: string): Promise<string> {
+  return platformsRelease("linux-amd64", pulumiBin);
+}
+
+/** The same, of the platforms named (`darwin-arm64,windows-amd64`, as `--platforms` takes them). */
+export async function platformsRelease(platforms: string, pulumiBin: string): Promise<string> {
+  const dir = path.join(cacheRoot(), "release", platforms === "linux-amd64" ? inputsHash() : `${inputsHash()}-${platforms.replace(/,/g, "+")}`);
   if (fs.existsSync(path.join(dir, "checksums.txt"))) return dir;
   const next = `${dir}.${process.pid}`;
-  await run("node", [path.join(root, "dist", "release", "cli.js"), "--version", RELEASE_VERSION, "--platforms", "linux-amd64", "--no-sdks", "--out", next], {
+  await run("node", [path.join(root, "dist", "release", "cli.js"), "--version", RELEASE_VERSION, "--platforms", platforms, "--no-sdks", "--out", next], {
     cwd: root,
     env: { ...process.env, PULUMI_REMOTE_BROWSER_PULUMI: pulumiBin },
   });
