@@ -126,7 +126,13 @@ describe("the GitHub release", () => {
     expect(run.world.commandLines("gh")).toEqual([
       `gh release view v1.2.3 --repo ${REPOSITORY} --json tagName`,
       `gh release create v1.2.3 --repo ${REPOSITORY} --verify-tag --title v1.2.3 --generate-notes`,
-      `gh release upload v1.2.3 --repo ${REPOSITORY} --clobber ${["darwin-arm64", "linux-amd64"].map((p) => `dist-release/pulumi-resource-remote-browser-v1.2.3-${p}.tar.gz`).join(" ")} dist-release/checksums.txt`,
+      `gh release view v1.2.3 --repo ${REPOSITORY} --json assets --jq .assets[].name`,
+      `gh release upload v1.2.3 --repo ${REPOSITORY} ${["darwin-arm64", "linux-amd64"].map((p) => `dist-release/pulumi-resource-remote-browser-v1.2.3-${p}.tar.gz`).join(" ")} dist-release/checksums.txt`,
+    ]);
+    expect(fs.readdirSync(path.join(run.world.dir, "assets", "v1.2.3")).sort()).toEqual([
+      "checksums.txt",
+      "pulumi-resource-remote-browser-v1.2.3-darwin-arm64.tar.gz",
+      "pulumi-resource-remote-browser-v1.2.3-linux-amd64.tar.gz",
     ]);
     expect(r.env.GH_TOKEN).toBe("ghs_job_token_release");
     expect(fs.existsSync(out)).toBe(true);
@@ -136,11 +142,44 @@ describe("the GitHub release", () => {
     const first = jobRun("github-release", pushed("v0.4.0-rc.1", { prerelease: "true" }), { releases: ["v0.4.0-rc.1"] });
     await release(first.workspace, "0.4.0-rc.1");
     expect((await first.step(/^Upload the plugin archives/)).code).toBe(0);
-    expect(first.world.commandLines("gh").map((l) => l.split(" ").slice(0, 3).join(" "))).toEqual(["gh release view", "gh release upload"]);
+    expect(first.world.commandLines("gh").map((l) => l.split(" ").slice(0, 3).join(" "))).toEqual(["gh release view", "gh release view", "gh release upload"]);
     const fresh = jobRun("github-release", pushed("v0.4.0-rc.1", { prerelease: "true" }));
     await release(fresh.workspace, "0.4.0-rc.1");
     expect((await fresh.step(/^Upload the plugin archives/)).code).toBe(0);
     expect(fresh.world.commandLines("gh")[1]).toMatch(/ --prerelease$/);
+  });
+
+  /** A published release of 1.2.3 holding `assets` (name → bytes). */
+  function published(run: JobRun, assets: Record<string, string | Buffer>): void {
+    fs.mkdirSync(path.join(run.world.dir, "assets", "v1.2.3"), { recursive: true });
+    for (const [name, bytes] of Object.entries(assets)) fs.writeFileSync(path.join(run.world.dir, "assets", "v1.2.3", name), bytes);
+  }
+  const LINUX = "pulumi-resource-remote-browser-v1.2.3-linux-amd64.tar.gz";
+  const DARWIN = "pulumi-resource-remote-browser-v1.2.3-darwin-arm64.tar.gz";
+
+  it("a re-run leaves the assets published with the same bytes and uploads only the missing ones", async () => {
+    const run = jobRun("github-release", pushed("v1.2.3"), { releases: ["v1.2.3"] });
+    const out = await release(run.workspace, "1.2.3");
+    published(run, { [LINUX]: fs.readFileSync(path.join(out, LINUX)) });
+    const r = await run.step(/^Upload the plugin archives/);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain(`${LINUX} is published already, with the same bytes`);
+    const gh = run.world.commandLines("gh");
+    expect(gh.filter((l) => l.startsWith("gh release download"))).toEqual([expect.stringContaining(`--pattern ${LINUX} --dir `)]);
+    expect(gh.filter((l) => l.startsWith("gh release upload"))).toEqual([`gh release upload v1.2.3 --repo ${REPOSITORY} dist-release/${DARWIN} dist-release/checksums.txt`]);
+    expect(gh.join("\n")).not.toContain("--clobber");
+  });
+
+  it("refuses to replace a published asset whose bytes differ, uploading nothing", async () => {
+    const run = jobRun("github-release", pushed("v1.2.3"), { releases: ["v1.2.3"] });
+    await release(run.workspace, "1.2.3");
+    published(run, { [DARWIN]: "what users downloaded yesterday" });
+    const r = await run.step(/^Upload the plugin archives/);
+    expect(r.code).not.toBe(0);
+    expect(r.out).toContain(`::error::v1.2.3 already has an asset ${DARWIN} whose bytes differ from this build's: not replacing a published asset`);
+    expect(run.world.commandLines("gh").filter((l) => l.startsWith("gh release upload"))).toEqual([]);
+    expect(fs.readFileSync(path.join(run.world.dir, "assets", "v1.2.3", DARWIN), "utf8")).toBe("what users downloaded yesterday");
+    expect(fs.readdirSync(path.join(run.world.dir, "assets", "v1.2.3"))).toEqual([DARWIN]);
   });
 
   it("uploads nothing when an archive does not match checksums.txt", async () => {
