@@ -78,6 +78,24 @@ describe("an ad-hoc signature of a Go darwin/amd64 binary, which Go leaves unsig
     // command and __LINKEDIT's size.
     expect(signed.readUInt32LE(16)).toBe(built.amd64.readUInt32LE(16) + 1);
   });
+
+  it("starts the signature 16-byte aligned when __LINKEDIT ends elsewhere, the padding inside __LINKEDIT", () => {
+    // The binary with 5 more bytes at the end of __LINKEDIT (a string table's tail, say).
+    const longer = Buffer.concat([built.amd64, Buffer.alloc(5)]);
+    let at = 32;
+    for (let i = 0; i < longer.readUInt32LE(16); i++, at += longer.readUInt32LE(at + 4)) {
+      if (longer.readUInt32LE(at) === 0x19 && longer.toString("latin1", at + 8, at + 18) === "__LINKEDIT") {
+        longer.writeBigUInt64LE(longer.readBigUInt64LE(at + 48) + 5n, at + 48);
+      }
+    }
+    expect(longer.length % 16).not.toBe(0);
+    const signed = signAdHoc(longer, "a.out");
+    verifyAdHoc(signed);
+    const sigAt = signed.readUInt32LE(32 + longer.readUInt32LE(20) + 8);
+    expect(sigAt % 16).toBe(0);
+    expect(sigAt).toBeGreaterThanOrEqual(longer.length);
+    expect(sigAt - longer.length).toBeLessThan(16);
+  });
 });
 
 describe.each(["arm64", "amd64"])("a signed Go darwin/%s binary", (arch) => {
