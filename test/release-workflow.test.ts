@@ -3,6 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run as runCommand } from "../release/run";
+import { PLATFORMS, platformId } from "../release/platforms";
 import { actionlint } from "./helpers/actionlint";
 
 import type { Contexts } from "./helpers/github-expressions";
@@ -114,6 +115,38 @@ describe("the build job", () => {
     expect(results.filter((r) => r.ran).map((r) => r.step.name ?? r.step.uses)).not.toContain("Build the release");
     expect(results.find((r) => r.step.uses?.startsWith("actions/upload-artifact"))!.ran).toBe(false);
     expect(run.world.commandLines("npm").some((l) => l.startsWith("npm run release"))).toBe(false);
+  });
+});
+
+describe("the start of each platform's plugin on its own runner", () => {
+  it("covers every platform the release builds, on a runner of that platform, before anything is published", () => {
+    const job = flow.jobs.start! as unknown as { needs: string; "runs-on": string; strategy: { "fail-fast": boolean; matrix: { include: Array<{ platform: string; runner: string }> } } };
+    expect(job.needs).toBe("build");
+    expect(job["runs-on"]).toBe("${{ matrix.runner }}");
+    expect(job.strategy["fail-fast"]).toBe(false);
+    const cells = job.strategy.matrix.include;
+    expect(cells.map((c) => c.platform).sort()).toEqual(PLATFORMS.map(platformId).sort());
+    const runner = Object.fromEntries(cells.map((c) => [c.platform, c.runner]));
+    // GitHub's hosted images: macos-14 is Apple silicon, macos-15-intel x86_64, ubuntu-24.04-arm arm64.
+    expect(runner).toEqual({
+      "linux-amd64": "ubuntu-latest",
+      "linux-arm64": "ubuntu-24.04-arm",
+      "darwin-arm64": "macos-14",
+      "darwin-amd64": "macos-15-intel",
+      "windows-amd64": "windows-latest",
+    });
+    for (const publisher of ["github-release", "npm", "pypi", "go"]) {
+      expect((flow.jobs[publisher] as unknown as { needs: string[] }).needs, publisher).toContain("start");
+    }
+  });
+
+  it("fails, naming the platform, when the release has no archive of it", async () => {
+    const run = jobRun("start", { ...pushed("v1.2.3"), matrix: { platform: "darwin-amd64", runner: "macos-15-intel" } });
+    await release(run.workspace, "1.2.3");
+    const r = await run.step("Start the plugin and ask it for GetPluginInfo and GetSchema");
+    expect(r.code).not.toBe(0);
+    expect(r.out).toContain("::error::the release has no darwin-amd64 archive of 1.2.3: nothing to start");
+    expect(run.world.calls()).toEqual([]);
   });
 });
 
