@@ -3,6 +3,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signAdHoc, verifyAdHoc } from "../../release/machoSign";
+import { nodeBinary } from "../../release/nodeBinary";
+import { PLATFORMS } from "../../release/platforms";
 import { run } from "../../release/run";
 
 /**
@@ -119,6 +121,21 @@ describe.each(["arm64", "amd64"])("a signed Go darwin/%s binary", (arch) => {
   it("fails verification when bytes follow the signature", () => {
     expect(() => verifyAdHoc(Buffer.concat([signedGo(), Buffer.from("tail")]))).toThrow(/does not end the file/);
   });
+});
+
+describe("Node's own darwin/arm64 binary, signed by its publisher", () => {
+  it("gets its Developer ID signature replaced by an ad-hoc one that verifies, the code before it unchanged", () => {
+    const node = fs.readFileSync(nodeBinary(PLATFORMS.find((p) => p.os === "darwin" && p.arch === "arm64")!));
+    // Node's signature is no ad-hoc one: its CodeDirectory is not flagged so (and a CMS blob follows it).
+    expect(() => verifyAdHoc(node)).toThrow(/is not ad hoc/);
+    const signed = signAdHoc(node, "pulumi-resource-remote-browser");
+    expect(verifyAdHoc(signed)).toMatchObject({ identifier: "pulumi-resource-remote-browser", flags: 0x20002 });
+    let at = 32;
+    let dataoff = 0;
+    for (let i = 0; i < node.readUInt32LE(16); i++, at += node.readUInt32LE(at + 4)) if (node.readUInt32LE(at) === 0x1d) dataoff = node.readUInt32LE(at + 8);
+    expect(signed.subarray(0x4000, dataoff).equals(node.subarray(0x4000, dataoff))).toBe(true);
+    expect(signed.length).toBeLessThan(node.length);
+  }, 300_000);
 });
 
 describe("the signer", () => {
