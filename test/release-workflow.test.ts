@@ -97,7 +97,7 @@ describe("the build job", () => {
     expect(results.filter((r) => r.ran && r.code !== 0).map((r) => `${r.step.name}: ${r.out}`)).toEqual([]);
     expect(run.world.commandLines("sudo")).toEqual([
       "sudo apt-get update -q",
-      "sudo apt-get install -y -q --no-install-recommends postgresql maven default-jdk-headless python3-venv",
+      "sudo apt-get install -y -q --no-install-recommends postgresql maven default-jdk-headless python3-venv osslsigncode",
     ]);
     expect(run.world.commandLines("npm")).toEqual(["npm ci --no-audit --no-fund", "npm test", "npm run release -- --version 1.2.3 --out dist-release"]);
     const build = results.find((r) => r.step.name === "Build the release")!;
