@@ -146,7 +146,9 @@ export class RequestBudget {
   }
 
   private refill(now: number): void {
-    if (this.paced) this.tokens = Math.min(this.capacity(), this.tokens + ((now - this.filledAt) / 1000) * this.rate);
+    if (this.paced && Number.isFinite(this.rate)) {
+      this.tokens = Math.min(this.capacity(), this.tokens + ((now - this.filledAt) / 1000) * this.rate);
+    }
     this.filledAt = now;
   }
 
