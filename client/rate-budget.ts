@@ -21,9 +21,9 @@ export interface BudgetClock {
 export const systemBudgetClock: BudgetClock = {
   now: () => performance.now(),
   after(ms, fn) {
+    // Not unref'd: a call waiting for its turn is work the process still has to do (a short-lived
+    // command would otherwise exit with the call unsent). The timer is gone once nothing waits.
     const t = setTimeout(fn, ms);
-    // A waiting call keeps its own promise alive; the timer alone must not hold the process open.
-    t.unref?.();
     return () => clearTimeout(t);
   },
 };
