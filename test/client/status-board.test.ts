@@ -63,6 +63,18 @@ describe("StatusBoard", () => {
     expect(other.calls.reads).toEqual([alone]);
   });
 
+  it("does not take a listed entry that agrees with two waiting ids, even when it is the only candidate of each", async () => {
+    // vm-aaaaaaaa0001 is unknown to the service; the one listed entry is vm-bbbbbbbb0001's.
+    const unknown = "vm-aaaaaaaa0001";
+    const known = "vm-bbbbbbbb0001";
+    const third = "vm-cccccccc0002";
+    const { s, calls } = source({ [known]: "starting", [third]: "starting" });
+    const board = new StatusBoard(s);
+    const seen = await Promise.all([unknown, known, third].map((id) => board.look(id)));
+    expect(seen[0]).toBeUndefined();
+    expect(calls.reads.sort()).toEqual([unknown, known]);
+  });
+
   it("reads a session that is not listed on its own, and reports the service's answer", async () => {
     const ids = ["vm-aaaaaaaa0001", "vm-aaaaaaaa0002", "vm-aaaaaaaa0009"];
     const { s, calls } = source({ [ids[0]]: "starting", [ids[1]]: "starting" });
