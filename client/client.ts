@@ -54,7 +54,7 @@ export class RemoteBrowserClient {
     // Both versions' calls count against the one budget of the key.
     this.v7 = new V7Client(new Transport({ ...opts, budget: this.transport.budget, baseUrl: versionedBaseUrl(opts.baseUrl, "v7") }));
     this.polls = new StatusBoard({
-      turn: () => this.transport.budget.acquire("poll"),
+      turn: async () => void (await this.transport.budget.acquire("poll")),
       read: (vmId, taken) => this.readSession(vmId, { priority: "poll", budgetTaken: taken }),
       list: () => this.listSessions({ priority: "poll", budgetTaken: true }),
     });

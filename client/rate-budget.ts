@@ -40,7 +40,7 @@ interface Waiter {
   priority: BudgetPriority;
   /** Orders waiters of one priority: earlier calls (a retry keeps its call's start) first. */
   order: number;
-  resolve: () => void;
+  resolve: (sentAt: number) => void;
   reject: (reason: unknown) => void;
   detach?: () => void;
 }
@@ -82,12 +82,13 @@ export class RequestBudget {
 
   /**
    * Resolves when the call may be sent. `order` is the call's ticket (a retry keeps it, so it is not sent
-   * behind calls that started after it). Rejects with the signal's reason if it aborts while waiting.
+   * behind calls that started after it). Resolves with the budget's time of sending, for `refused`.
+   * Rejects with the signal's reason if it aborts while waiting.
    */
-  acquire(priority: BudgetPriority, signal?: AbortSignal, order: number = this.ticket()): Promise<void> {
+  acquire(priority: BudgetPriority, signal?: AbortSignal, order: number = this.ticket()): Promise<number> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.queue.length === 0 && this.take()) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
+    if (this.queue.length === 0 && this.take()) return Promise.resolve(this.clock.now());
+    return new Promise<number>((resolve, reject) => {
       const waiter: Waiter = { priority, order, resolve, reject };
       if (signal) {
         const onAbort = () => {
@@ -113,12 +114,17 @@ export class RequestBudget {
     this.setRate(Math.min(cubic, 2 * Math.max(this.measured(now), MIN_RATE)));
   }
 
-  /** The service refused a call for the rate limit. */
-  refused(): void {
+  /**
+   * The service refused a call for the rate limit; `sentAt` is what `acquire` resolved with. A call
+   * sent before the rate was last lowered says nothing new: a burst refused at once lowers the rate
+   * once, not once per refused call (which would drive it to the floor).
+   */
+  refused(sentAt?: number): void {
     const now = this.clock.now();
+    this.refusals++;
+    if (this.paced && sentAt !== undefined && sentAt < this.lastRefusalAt) return;
     const measured = this.measured(now);
     const base = this.paced ? Math.min(measured, this.rate) : measured;
-    this.refusals++;
     this.paced = true;
     this.lastMaxRate = Math.max(base, MIN_RATE);
     this.lastRefusalAt = now;
@@ -183,7 +189,7 @@ export class RequestBudget {
     while (this.queue.length && this.take()) {
       const w = this.queue.shift()!;
       w.detach?.();
-      w.resolve();
+      w.resolve(this.clock.now());
     }
     if (!this.queue.length) return;
     const waitMs = Math.max(1, Math.ceil(((1 - this.tokens) / this.rate) * 1000));

@@ -151,8 +151,9 @@ export class Transport {
 
     for (let attempt = 1; ; attempt++) {
       let failure: RemoteBrowserError;
+      let sentAt: number | undefined;
       try {
-        if (!(attempt === 1 && call.budgetTaken)) await this.budget.acquire(call.priority ?? "first", signal, ticket);
+        if (!(attempt === 1 && call.budgetTaken)) sentAt = await this.budget.acquire(call.priority ?? "first", signal, ticket);
       } catch {
         if (call.signal?.aborted) throw call.signal.reason;
         throw new RemoteBrowserError("timeout", `no turn in the request budget within the ${this.deadlineMs} ms deadline`, ctx);
@@ -166,7 +167,7 @@ export class Transport {
         if (call.signal?.aborted) throw call.signal.reason;
         failure = isRemoteBrowserError(err) ? err : unexpected(err, ctx);
       }
-      if (failure.rateLimited) this.budget.refused();
+      if (failure.rateLimited) this.budget.refused(sentAt);
       else if (failure.httpStatus !== undefined) this.budget.succeeded();
       if (deadline.aborted) throw deadlineError(this.deadlineMs, attempt, failure, ctx);
       const decision = retryDecision({

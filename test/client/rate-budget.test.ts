@@ -85,6 +85,21 @@ describe("RequestBudget", () => {
     expect(budget.state().rate).toBe(MIN_RATE);
   });
 
+  it("lowers the rate once for a burst refused at once: refusals of calls sent before the last lowering say nothing new", async () => {
+    const clock = fakeClock();
+    const budget = new RequestBudget(clock);
+    const sent: number[] = [];
+    for (let i = 0; i < 20; i++) sent.push(await budget.acquire("first"));
+    await clock.advance(10);
+    for (const at of sent) budget.refused(at);
+    expect(budget.state()).toMatchObject({ rate: 14, refusals: 20 });
+    // A call sent after the lowering and refused too lowers it again.
+    await clock.advance(1_000);
+    const later = await budget.acquire("first");
+    budget.refused(later);
+    expect(budget.state().rate).toBeLessThan(14);
+  });
+
   it("raises the rate as calls succeed: back at the refused rate after the cubic window, beyond it later", async () => {
     const clock = fakeClock();
     const budget = new RequestBudget(clock);
