@@ -1,7 +1,7 @@
 /**
  * The benchmarks: `npm run bench` (scripts/bench.sh builds, provides the engine, then runs this).
  *
- *   npm run bench                          all three, full samples (about 5 minutes on 2 cores)
+ *   npm run bench                          all four, full samples (about 11 minutes on 2 cores)
  *   npm run bench -- --quick               fewer samples and runs (about 2 minutes)
  *   npm run bench -- --only overhead       one of overhead, scale, memory, ratelimit (repeatable, or comma-separated)
  *   npm run bench -- --candidate 450,0.15,5000,225   also measure this poll schedule
