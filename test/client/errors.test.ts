@@ -74,6 +74,8 @@ describe("service refusals through the client", () => {
     // Retry-After: 1 (second) is longer than the first backoff steps, so it decides the wait.
     expect(t.backoff).toEqual([1000, 1000]);
     expect(t.emu.control.books().rateLimited).toBe(2);
+    // The refusals reached the key's request budget, which paces the client's calls from now on.
+    expect(t.client().transport.budget.state()).toMatchObject({ paced: true, refusals: 2 });
   });
 
   it("retries the emulator's own per-key rate limit past maxAttempts, and reports it as rate_limited once the retry budget is spent", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MIN_RATE, RequestBudget, sharedBudget } from "../../client";
+import { MIN_RATE, RemoteBrowserClient, RequestBudget, sharedBudget } from "../../client";
 import type { BudgetClock } from "../../client";
 
 /** A clock that moves only when told; timers fire as it passes them. */
@@ -186,5 +186,18 @@ describe("sharedBudget", () => {
     expect(sharedBudget("https://a.example", "k1")).toBe(sharedBudget("https://a.example", "k1"));
     expect(sharedBudget("https://a.example", "k1")).not.toBe(sharedBudget("https://a.example", "k2"));
     expect(sharedBudget("https://a.example", "k1")).not.toBe(sharedBudget("https://b.example", "k1"));
+  });
+
+  it("is the budget of every client of one service and key, of API versions 8 and 7 alike", async () => {
+    const a = new RemoteBrowserClient({ baseUrl: "http://127.0.0.1:9/v8", apiKey: "rb_budget_test" });
+    const b = new RemoteBrowserClient({ baseUrl: "http://127.0.0.1:9", apiKey: "rb_budget_test" });
+    const other = new RemoteBrowserClient({ baseUrl: "http://127.0.0.1:9", apiKey: "rb_budget_other" });
+    try {
+      expect(b.transport.budget).toBe(a.transport.budget);
+      expect(a.v7.transport.budget).toBe(a.transport.budget);
+      expect(other.transport.budget).not.toBe(a.transport.budget);
+    } finally {
+      await Promise.all([a.close(), b.close(), other.close()]);
+    }
   });
 });
