@@ -166,6 +166,8 @@ export class RequestBudget {
       this.tokens -= 1;
     }
     this.sends.push(now);
+    // Trimmed here too: an unpaced budget never measures, and its log would grow with every call.
+    this.measured(now);
     return true;
   }
 
