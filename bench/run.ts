@@ -1,9 +1,9 @@
 /**
  * The benchmarks: `npm run bench` (scripts/bench.sh builds, provides the engine, then runs this).
  *
- *   npm run bench                          all three, full samples (about 5 minutes on 2 cores)
+ *   npm run bench                          all four, full samples (about 11 minutes on 2 cores)
  *   npm run bench -- --quick               fewer samples and runs (about 2 minutes)
- *   npm run bench -- --only overhead       one of overhead, scale, memory (repeatable, or comma-separated)
+ *   npm run bench -- --only overhead       one of overhead, scale, memory, ratelimit (repeatable, or comma-separated)
  *   npm run bench -- --candidate 450,0.15,5000,225   also measure this poll schedule
  *                                          (minIntervalMs,growth,maxIntervalMs[,firstDelayMs])
  *
@@ -27,9 +27,10 @@ import type { PollSchedule } from "../core/wait";
 import { OverheadResult, modelledPoints, printOverhead, runOverhead } from "./overhead";
 import { Printer } from "./report";
 import { ScaleResult, printScaleResult, runScale } from "./scale";
+import { DEFAULT_CASES, QUICK_CASES, RateLimitResult, printRateLimit, runRateLimit } from "./ratelimit";
 
 const root = path.resolve(__dirname, "..", "..");
-const KINDS = ["overhead", "scale", "memory"] as const;
+const KINDS = ["overhead", "scale", "memory", "ratelimit"] as const;
 type Kind = (typeof KINDS)[number];
 
 function parseCandidate(text: string | undefined): PollSchedule | undefined {
@@ -112,7 +113,7 @@ async function main(): Promise<void> {
     },
   });
   if (values.help) {
-    process.stdout.write("usage: npm run bench -- [--quick] [--only overhead|scale|memory]... [--candidate min,growth,max[,first]]\n");
+    process.stdout.write("usage: npm run bench -- [--quick] [--only overhead|scale|memory|ratelimit]... [--candidate min,growth,max[,first]]\n");
     process.stdout.write("       [--samples N] [--reps N] [--spread F] [--parallel N] [--no-default-parallel] [--chart PATH]\n");
     process.stdout.write("       [--counts N,...] [--work-dir DIR]\n");
     process.stdout.write("       npm run bench -- --report .work/bench/results.json   (print a saved run's tables again)\n");
@@ -125,6 +126,7 @@ async function main(): Promise<void> {
     printHeader(saved, out);
     if (saved.overhead) printOverhead(saved.overhead, out);
     if (saved.scale) printScaleResult(saved.scale, out);
+    if (saved.ratelimit) printRateLimit(saved.ratelimit, out);
     printFooter(saved, out);
     return;
   }
@@ -136,7 +138,7 @@ async function main(): Promise<void> {
   if (!(spread >= 0 && spread < 1)) throw new Error(`--spread takes a fraction in [0, 1), got "${values.spread}"`);
 
   // The scale and memory benchmarks need the engine: fail now rather than after the overhead benchmark.
-  if (selected.has("scale") || selected.has("memory")) findPulumiBin();
+  if (selected.has("scale") || selected.has("memory") || selected.has("ratelimit")) findPulumiBin();
   const workRoot = path.resolve(values["work-dir"] ?? path.join(root, ".work", "bench"));
   const counts = values.counts?.split(",").map((c) => positiveInt(c.trim(), 0, "counts"));
   if (counts?.some((c) => c < 1)) throw new Error(`--counts takes stack sizes of 1 or more, got "${values.counts}"`);
@@ -170,6 +172,10 @@ async function main(): Promise<void> {
     });
     printScaleResult(saved.scale, out);
   }
+  if (selected.has("ratelimit")) {
+    saved.ratelimit = await runRateLimit(quick ? QUICK_CASES : DEFAULT_CASES, 1500, workRoot);
+    printRateLimit(saved.ratelimit, out);
+  }
 
   saved.seconds = (Date.now() - started) / 1000;
   saved.loadAtEnd = loadAverage();
@@ -196,6 +202,7 @@ interface Saved {
   machine: Machine;
   overhead?: OverheadResult;
   scale?: ScaleResult;
+  ratelimit?: RateLimitResult;
   seconds: number;
   loadAtEnd: string;
 }

@@ -24,6 +24,7 @@ import {
 } from "./schemas";
 import { RemoteBrowserError } from "./errors";
 import { Transport, TransportOptions } from "./transport";
+import { StatusBoard } from "./status-board";
 import type { z } from "zod";
 
 export type ApiVersion = "v8" | "v7";
@@ -45,10 +46,18 @@ export interface ClientOptions extends Omit<TransportOptions, "baseUrl"> {
 export class RemoteBrowserClient {
   readonly transport: Transport;
   readonly v7: V7Client;
+  /** The polls of sessions waited for, gathered on one tick (status-board.ts). */
+  readonly polls: StatusBoard;
 
   constructor(opts: ClientOptions) {
     this.transport = new Transport({ ...opts, baseUrl: versionedBaseUrl(opts.baseUrl, "v8") });
-    this.v7 = new V7Client(new Transport({ ...opts, baseUrl: versionedBaseUrl(opts.baseUrl, "v7") }));
+    // Both versions' calls count against the one budget of the key.
+    this.v7 = new V7Client(new Transport({ ...opts, budget: this.transport.budget, baseUrl: versionedBaseUrl(opts.baseUrl, "v7") }));
+    this.polls = new StatusBoard({
+      turn: async () => void (await this.transport.budget.acquire("poll")),
+      read: (vmId, taken) => this.readSession(vmId, { priority: "poll", budgetTaken: taken }),
+      list: () => this.listSessions({ priority: "poll", budgetTaken: true }),
+    });
   }
 
   async close(): Promise<void> {
@@ -72,9 +81,10 @@ export class RemoteBrowserClient {
    * Starts a session. Retried on transient faults only when the request carries an idempotency key,
    * so that a lost answer can never start a second session.
    */
-  createSession(req: CreateRequest, signal?: AbortSignal, onServerTime?: (ms: number) => void): Promise<CreateAnswer> {
+  createSession(req: CreateRequest, signal?: AbortSignal, onServerTime?: (ms: number) => void, retryWithinMs?: number): Promise<CreateAnswer> {
     return this.transport.send({
       onServerTime,
+      retryWithinMs,
       operation: "create session",
       method: "POST",
       path: "vm/create",
@@ -87,8 +97,21 @@ export class RemoteBrowserClient {
   }
 
   /** The session's status entry, or undefined when the service knows no such session. */
-  async session(vmId: string, signal?: AbortSignal): Promise<SessionEntry | undefined> {
+  session(vmId: string, signal?: AbortSignal): Promise<SessionEntry | undefined> {
+    return this.readSession(vmId, { signal });
+  }
+
+  /**
+   * A look at a session being waited for: like `session`, but behind creates and removes in the request
+   * budget, and gathered with the other waiting sessions' looks (status-board.ts).
+   */
+  pollSession(vmId: string): Promise<SessionEntry | undefined> {
+    return this.polls.look(vmId);
+  }
+
+  private async readSession(vmId: string, o: { signal?: AbortSignal; priority?: "poll"; budgetTaken?: boolean }): Promise<SessionEntry | undefined> {
     const answer = await this.transport.send({
+      ...o,
       operation: "read session status",
       method: "GET",
       path: "vm/data",
@@ -97,21 +120,24 @@ export class RemoteBrowserClient {
       idempotent: true,
       vmId,
       schema: sessionsAnswerSchema,
-      signal,
     });
     return answer.data[0];
   }
 
   /** The account's sessions of the last month, newest first (ids partly masked by the service). */
-  async sessions(signal?: AbortSignal): Promise<SessionEntry[]> {
+  sessions(signal?: AbortSignal): Promise<SessionEntry[]> {
+    return this.listSessions({ signal });
+  }
+
+  private async listSessions(o: { signal?: AbortSignal; priority?: "poll"; budgetTaken?: boolean }): Promise<SessionEntry[]> {
     const answer = await this.transport.send({
+      ...o,
       operation: "list sessions",
       method: "GET",
       path: "vm/data",
       auth: true,
       idempotent: true,
       schema: sessionsAnswerSchema,
-      signal,
     });
     return answer.data;
   }

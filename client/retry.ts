@@ -8,13 +8,17 @@ export interface RetryPolicy {
   baseDelayMs: number;
   /** No single wait is longer than this. */
   maxDelayMs: number;
-  /** No retry starts once this much time has passed since the first attempt. */
+  /**
+   * No retry starts once this much time has passed since the first attempt. It is also the whole budget
+   * of a call the service keeps refusing for its rate limit, whatever the number of attempts.
+   */
   maxElapsedMs: number;
 }
 
 /**
  * 5 attempts, 250 ms doubling to at most 8 s, within 60 s: long enough to ride out a short service
- * fault or a burst of rate limiting, short enough that a hard outage is reported within a minute.
+ * fault, short enough that a hard outage is reported within a minute. Refusals for the rate limit are
+ * not counted against the 5 attempts: they are retried for the whole 60 s.
  */
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   maxAttempts: 5,
@@ -34,6 +38,8 @@ export interface RetryInput {
   policy: RetryPolicy;
   /** A number in [0, 1); injected so the policy stays a pure function. */
   random: number;
+  /** A shorter budget for this call than `policy.maxElapsedMs` (the engine's time-out for a create). */
+  withinMs?: number;
 }
 
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false; why: string };
@@ -56,13 +62,24 @@ export function retryDecision(input: RetryInput): RetryDecision {
   if (LOCAL_OR_UNREADABLE.has(error.code)) {
     return { retry: false, why: `${error.code} is not transient` };
   }
+  const budgetMs = Math.min(policy.maxElapsedMs, input.withinMs ?? Infinity);
+  // A refusal for the rate limit did no work, so even a create without an idempotency key is repeated,
+  // for as long as the budget lasts, however many refusals it takes. The request budget (rate-budget.ts)
+  // paces the retry with the process's other calls; the service's Retry-After, when it sends one, is kept.
+  if (error.rateLimited) {
+    const delayMs = error.retryAfterMs ?? Math.round(50 + 50 * input.random);
+    if (elapsedMs + delayMs > budgetMs) {
+      return { retry: false, why: `the rate limit lasted past the ${budgetMs} ms retry budget (${attempt} attempts)` };
+    }
+    return { retry: true, delayMs };
+  }
   // Without an idempotency key a repeated create could start a second session.
   if (!idempotent) return { retry: false, why: "the request is not idempotent" };
   if (attempt >= policy.maxAttempts) return { retry: false, why: `gave up after ${attempt} attempts` };
 
-  const delayMs = Math.max(backoffDelay(attempt, policy, input.random), error.retryAfterMs ?? 0);
-  if (elapsedMs + delayMs > policy.maxElapsedMs) {
-    return { retry: false, why: `retrying would pass the ${policy.maxElapsedMs} ms retry budget` };
+  const delayMs = backoffDelay(attempt, policy, input.random);
+  if (elapsedMs + delayMs > budgetMs) {
+    return { retry: false, why: `retrying would pass the ${budgetMs} ms retry budget` };
   }
   return { retry: true, delayMs };
 }

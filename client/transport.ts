@@ -3,6 +3,8 @@ import type { z } from "zod";
 import { envelopeSchema } from "./schemas";
 import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError } from "./errors";
 import { DEFAULT_RETRY_POLICY, RetryPolicy, retryDecision } from "./retry";
+import { BudgetPriority, RequestBudget, sharedBudget } from "./rate-budget";
+import { createHash } from "node:crypto";
 
 export interface TransportOptions {
   /** Versioned base address, e.g. `https://api.example/v8`. */
@@ -22,6 +24,8 @@ export interface TransportOptions {
   /** @default `defaultDispatcher(baseUrl)`, owned by the transport */
   dispatcher?: Dispatcher;
   userAgent?: string;
+  /** @default the process's budget for this service and key (`sharedBudget`) */
+  budget?: RequestBudget;
 }
 
 export interface Call<T> {
@@ -39,6 +43,12 @@ export interface Call<T> {
   signal?: AbortSignal;
   /** Told the service's clock (its `Date` header, ms since the epoch) when an attempt succeeds. */
   onServerTime?: (ms: number) => void;
+  /** @default "first" -- status polls say "poll": they wait behind creates and removes when the budget is short. */
+  priority?: BudgetPriority;
+  /** The first attempt's turn was already taken from the budget (a caller that batches polls). */
+  budgetTaken?: boolean;
+  /** A retry budget shorter than the policy's (the engine's time-out for a create). */
+  retryWithinMs?: number;
 }
 
 /** Emitted once per attempt; never carries the key. */
@@ -103,6 +113,8 @@ export class Transport {
   private readonly ownsDispatcher: boolean;
   private readonly userAgent: string;
   private readonly proxyVariable?: string;
+  /** The process's request budget for this service and key, shared with every other client of both. */
+  readonly budget: RequestBudget;
   /** Observers of attempts (tests, debug logging). */
   onAttempt?: (event: AttemptEvent) => void;
 
@@ -119,6 +131,7 @@ export class Transport {
     this.dispatcher = opts.dispatcher ?? defaultDispatcher(this.baseUrl);
     this.proxyVariable = proxyVariable(this.baseUrl);
     this.userAgent = opts.userAgent ?? "pulumi-remote-browser";
+    this.budget = opts.budget ?? sharedBudget(this.baseUrl.origin, keyDigest(opts.apiKey));
   }
 
   async close(): Promise<void> {
@@ -134,16 +147,28 @@ export class Transport {
     const deadline = AbortSignal.timeout(this.deadlineMs);
     const signal = call.signal ? AbortSignal.any([deadline, call.signal]) : deadline;
 
+    const ticket = this.budget.ticket();
+
     for (let attempt = 1; ; attempt++) {
       let failure: RemoteBrowserError;
+      let sentAt: number | undefined;
+      try {
+        if (!(attempt === 1 && call.budgetTaken)) sentAt = await this.budget.acquire(call.priority ?? "first", signal, ticket);
+      } catch {
+        if (call.signal?.aborted) throw call.signal.reason;
+        throw new RemoteBrowserError("timeout", `no turn in the request budget within the ${this.deadlineMs} ms deadline`, ctx);
+      }
       try {
         const answer = await this.attempt(call, url, signal, ctx);
+        this.budget.succeeded();
         this.onAttempt?.({ operation: call.operation, attempt, outcome: "ok" });
         return answer;
       } catch (err) {
         if (call.signal?.aborted) throw call.signal.reason;
         failure = isRemoteBrowserError(err) ? err : unexpected(err, ctx);
       }
+      if (failure.rateLimited) this.budget.refused(sentAt);
+      else if (failure.httpStatus !== undefined) this.budget.succeeded();
       if (deadline.aborted) throw deadlineError(this.deadlineMs, attempt, failure, ctx);
       const decision = retryDecision({
         error: failure,
@@ -152,6 +177,7 @@ export class Transport {
         idempotent: call.idempotent,
         policy: this.policy,
         random: this.random(),
+        withinMs: call.retryWithinMs,
       });
       this.onAttempt?.({
         operation: call.operation,
@@ -159,7 +185,7 @@ export class Transport {
         outcome: failure.code,
         retryInMs: decision.retry ? decision.delayMs : undefined,
       });
-      if (!decision.retry) throw failure;
+      if (!decision.retry) throw failure.rateLimited && attempt > 1 ? rateLimitOutlasted(this.now() - started, attempt, failure, ctx) : failure;
       try {
         await this.sleep(decision.delayMs, signal);
       } catch {
@@ -316,6 +342,20 @@ function deadlineError(deadlineMs: number, attempts: number, last: RemoteBrowser
     `no success within the ${deadlineMs} ms deadline after ${attempts} attempt(s); last failure: ${last.message}`,
     { ...ctx, cause: last },
   );
+}
+
+function rateLimitOutlasted(elapsedMs: number, attempts: number, last: RemoteBrowserError, ctx: ErrorContext): RemoteBrowserError {
+  return new RemoteBrowserError(
+    "insecure",
+    `the per-key rate limit was still exceeded after ${attempts} attempts over ${Math.round(elapsedMs / 1000)} s ` +
+      "(insecure, reason rate_limited): other clients of this API key use up its limit; try again later or use fewer stacks at once",
+    { ...ctx, reason: "rate_limited", httpStatus: last.httpStatus, retryAfterMs: last.retryAfterMs, serverMessage: last.serverMessage, cause: last },
+  );
+}
+
+/** Names a key's budget without keeping the key: a short digest, or "keyless". */
+function keyDigest(apiKey: string | undefined): string {
+  return apiKey ? createHash("sha256").update(apiKey).digest("hex").slice(0, 16) : "keyless";
 }
 
 function unexpected(err: unknown, ctx: ErrorContext): RemoteBrowserError {

@@ -21,6 +21,8 @@ export interface CapacityWaitOptions {
   sleep: (ms: number) => Promise<void>;
   now: () => number;
   random: () => number;
+  /** A shorter retry budget for refusals of the rate limit than the client's 60 s (see client/retry.ts). */
+  retryWithinMs?: number;
   /** Told the service's clock when the create is answered. */
   onServerTime?: (ms: number) => void;
   /** Called once, when the first wait starts. */
@@ -41,7 +43,7 @@ export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<Cre
   for (;;) {
     let refusal: RemoteBrowserError;
     try {
-      return await opts.client.createSession(opts.request, undefined, opts.onServerTime);
+      return await opts.client.createSession(opts.request, undefined, opts.onServerTime, opts.retryWithinMs);
     } catch (err) {
       if (!isRemoteBrowserError(err) || err.code !== "upgrade" || opts.waitMs <= 0) throw err;
       refusal = err;

@@ -105,6 +105,8 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
     let answeredAt = clock.now();
     const answer = await createWhenCapacity({
       onServerTime: (ms) => (answeredAt = ms),
+      // Refusals for the rate limit are retried within the resource's own deadline when it is under 60 s.
+      retryWithinMs: Math.max(0, deadline - clock.now()),
       client,
       request: { ...request, idempotencyKey: key },
       waitMs: capacityWaitMs,
@@ -136,7 +138,8 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
     let outcome: WaitOutcome;
     try {
       outcome = await waitForRunning({
-        client,
+        // Looks go on the process's shared poll tick, behind creates and removes in the request budget.
+        client: { session: (id) => client.pollSession(id) },
         vmId,
         timeoutMs: Math.max(0, deadline - clock.now()),
         schedule: ctx.schedule,

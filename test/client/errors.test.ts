@@ -74,17 +74,20 @@ describe("service refusals through the client", () => {
     // Retry-After: 1 (second) is longer than the first backoff steps, so it decides the wait.
     expect(t.backoff).toEqual([1000, 1000]);
     expect(t.emu.control.books().rateLimited).toBe(2);
+    // The refusals reached the key's request budget, which paces the client's calls from now on.
+    expect(t.client().transport.budget.state()).toMatchObject({ paced: true, refusals: 2 });
   });
 
-  it("retries the emulator's own per-key rate limit and reports it as rate_limited once the attempts are used up", async () => {
+  it("retries the emulator's own per-key rate limit past maxAttempts, and reports it as rate_limited once the retry budget is spent", async () => {
     t.emu.control.settings({ rateLimit: 1 });
-    const client = t.client({ retry: { maxAttempts: 3 } });
+    const client = t.client({ retry: { maxAttempts: 2, maxElapsedMs: 3_500 } });
     await client.quota();
     // No real time passes between attempts (the sleep is instant), so the bucket stays empty.
     const err = await thrown(() => client.quota());
     expect(err).toMatchObject({ code: "insecure", reason: "rate_limited", rateLimited: true, httpStatus: 429, retryAfterMs: 1000 });
-    expect(t.requests("quota").map((r) => r.httpStatus)).toEqual([200, 429, 429, 429]);
-    expect(t.backoff).toEqual([1000, 1000]);
+    expect(err.message).toMatch(/the per-key rate limit was still exceeded after 4 attempts over \d+ s \(insecure, reason rate_limited\)/);
+    expect(t.requests("quota").map((r) => r.httpStatus)).toEqual([200, 429, 429, 429, 429]);
+    expect(t.backoff).toEqual([1000, 1000, 1000]);
   });
 
   it("retries a service error N times and then succeeds, one request per attempt", async () => {
@@ -167,8 +170,8 @@ describe("the error family", () => {
     await collect(() => client.removeSession(vmId));
     t.emu.control.fault({ operation: "account", kind: "reset", count: 2 });
     await collect(() => client.account());
-    t.emu.control.fault({ operation: "quota", kind: "rate_limited", count: 2 });
-    await collect(() => client.quota());
+    t.emu.control.fault({ operation: "quota", kind: "rate_limited", count: 3 });
+    await collect(() => t.client({ retry: { maxElapsedMs: 2_500 } }).quota());
     t.emu.control.fault({ operation: "status", kind: "delay", delayMs: 200, count: 2 });
     await collect(() => t.client({ attemptTimeoutMs: 20, retry: { maxAttempts: 2 } }).session(vmId));
     await collect(() => t.client({ baseUrl: "http://example.invalid/v8" }).account());

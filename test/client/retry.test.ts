@@ -36,7 +36,6 @@ describe("retryDecision", () => {
     ["a service error", () => failure("service")],
     ["a network failure", () => failure("network")],
     ["a timeout", () => failure("timeout")],
-    ["a rate limit", rateLimited],
   ];
   for (const [name, make] of transient) {
     it(`retries ${name} when the call is idempotent`, () => {
@@ -49,6 +48,34 @@ describe("retryDecision", () => {
       if (!decision.retry) expect(decision.why).toMatch(/not idempotent/);
     });
   }
+
+  describe("a refusal for the rate limit (no work was done)", () => {
+    it("is retried even when the call is not idempotent: a create without a key starts nothing when refused", () => {
+      expect(decide(rateLimited(), { idempotent: false }).retry).toBe(true);
+    });
+
+    it("is retried whatever the number of attempts, for as long as maxElapsedMs lasts", () => {
+      expect(decide(rateLimited(), { attempt: POLICY.maxAttempts }).retry).toBe(true);
+      expect(decide(rateLimited(), { attempt: 1_000, elapsedMs: POLICY.maxElapsedMs - 200 }).retry).toBe(true);
+      const late = decide(rateLimited(), { attempt: 3, elapsedMs: POLICY.maxElapsedMs - 10 });
+      expect(late.retry).toBe(false);
+      if (!late.retry) expect(late.why).toContain(`${POLICY.maxElapsedMs} ms`);
+    });
+
+    it("is retried only within the call's own shorter budget (the engine's time-out for a create)", () => {
+      expect(decide(rateLimited(), { attempt: 2, elapsedMs: 4_000, withinMs: 5_000 }).retry).toBe(true);
+      const late = decide(rateLimited(), { attempt: 2, elapsedMs: 4_950, withinMs: 5_000 });
+      expect(late.retry).toBe(false);
+      if (!late.retry) expect(late.why).toContain("5000 ms");
+      // A longer one does not stretch the policy's.
+      expect(decide(rateLimited(), { elapsedMs: POLICY.maxElapsedMs - 10, withinMs: 10 * POLICY.maxElapsedMs }).retry).toBe(false);
+    });
+
+    it("waits a short moment without Retry-After: the request budget paces it with the other calls", () => {
+      const d = decide(rateLimited(), { attempt: 9, random: 0.99 });
+      expect(d.retry && d.delayMs).toBeLessThanOrEqual(100);
+    });
+  });
 
   it("stops once maxAttempts attempts were made", () => {
     expect(decide(failure("service"), { attempt: POLICY.maxAttempts - 1 }).retry).toBe(true);
@@ -70,9 +97,9 @@ describe("retryDecision", () => {
     expect(decide(error)).toEqual({ retry: true, delayMs: 3_000 });
   });
 
-  it("keeps its own backoff when it is longer than the service's retryAfterMs", () => {
+  it("waits as long as the service asked, however short (retryAfterMs)", () => {
     const error = failure("insecure", { reason: "rate_limited", retryAfterMs: 1 });
-    expect(decide(error, { attempt: 3, random: 0.99 })).toEqual({ retry: true, delayMs: backoffDelay(3, POLICY, 0.99) });
+    expect(decide(error, { attempt: 3, random: 0.99 })).toEqual({ retry: true, delayMs: 1 });
   });
 
   it("does not retry when the service's retryAfterMs would pass maxElapsedMs", () => {
@@ -80,7 +107,7 @@ describe("retryDecision", () => {
     expect(decide(error, { elapsedMs: 1 }).retry).toBe(false);
   });
 
-  it("documents 5 attempts, 250 ms doubling to 8 s, within 60 s as its defaults", () => {
+  it("documents 5 attempts (refusals for the rate limit aside), 250 ms doubling to 8 s, within 60 s as its defaults", () => {
     expect(DEFAULT_RETRY_POLICY).toEqual({ maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 8_000, maxElapsedMs: 60_000 });
   });
 });

@@ -6,7 +6,7 @@ import { afterEach, beforeEach } from "vitest";
 import type { Emulator, EmulatorOptions, Operation, RequestLogEntry } from "../../emulator";
 import { startEmulator } from "../../emulator";
 import type { ClientOptions } from "../../client";
-import { RemoteBrowserClient } from "../../client";
+import { RemoteBrowserClient, RequestBudget } from "../../client";
 import type { ProviderDeps } from "../../dynamic/session";
 import { SessionProvider } from "../../dynamic/session";
 import { setWarningSink } from "../../core/diagnostics";
@@ -24,14 +24,35 @@ export const FAST_POLL: PollSchedule = Object.freeze({ minIntervalMs: 5, growth:
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /** A sleep that records each requested delay and resolves at once. */
-export function recordingSleep(): { delays: number[]; sleep: (ms: number) => Promise<void> } {
+export function recordingSleep(): { delays: number[]; sleep: (ms: number) => Promise<void>; now: () => number } {
   const delays: number[] = [];
+  let slept = 0;
   return {
     delays,
     sleep: async (ms: number) => {
       delays.push(ms);
+      slept += ms;
     },
+    // The wall clock moved on by every wait that was not slept, so that time budgets still run out.
+    now: () => Date.now() + slept,
   };
+}
+
+/**
+ * A request budget whose pacing takes no real time: its clock moves on by each wait it sets, and the
+ * wait ends at the next turn of the event loop. One per test, shared by the test's clients, as the
+ * process's budget is shared by a provider's.
+ */
+export function instantBudget(): RequestBudget {
+  let t = 0;
+  return new RequestBudget({
+    now: () => t,
+    after(ms, fn) {
+      t += ms;
+      const timer = setImmediate(fn);
+      return () => clearImmediate(timer);
+    },
+  });
 }
 
 /** A clock that only moves when something sleeps on it: waits of any length take no real time. */
@@ -88,13 +109,14 @@ export function useEmulator(opts: EmulatorOptions = {}): TestEnv {
   beforeEach(async () => {
     const emu = await startEmulator({ prepMs: TEST_PREP_MS, prepJitterMs: 0, ...opts });
     const backoff = recordingSleep();
+    const budget = instantBudget();
     const warnings: string[] = [];
     setWarningSink((message) => {
       warnings.push(message);
     });
     clients = [];
     const client = (o: Partial<ClientOptions> = {}) => {
-      const c = new RemoteBrowserClient({ baseUrl: emu.apiBaseUrl, apiKey: emu.apiKey, sleep: backoff.sleep, ...o });
+      const c = new RemoteBrowserClient({ baseUrl: emu.apiBaseUrl, apiKey: emu.apiKey, sleep: backoff.sleep, now: backoff.now, budget, ...o });
       clients.push(c);
       return c;
     };
