@@ -7,18 +7,20 @@ import { run } from "../../release/run";
 /**
  * The linux-amd64 release of the current sources, made by `npm run release`'s own code
  * (dist/release/cli.js) once per change of its inputs and kept in the cache: building it takes about a
- * minute, and every test run on unchanged sources would pay it again. Without the SDKs, which
- * test/e2e/generated-sdks.test.ts makes with the release's own writeSdks.
+ * minute, and every test run on unchanged sources would pay it again. Without the SDKs (which
+ * test/e2e/generated-sdks.test.ts makes with the release's own writeSdks), unless `sdks` asks for them: the
+ * hosts cell (test/hosts/) installs the release's wheel, npm tarball and Go module as users do.
  */
 const root = path.resolve(__dirname, "..", "..");
 export const RELEASE_VERSION = "9.9.9-e2e";
 const INPUTS = ["api", "client", "core", "dynamic", "plugin", "release", "package.json", "package-lock.json", "LICENSE", "README.md"];
 
-export async function linuxRelease(pulumiBin: string): Promise<string> {
-  const dir = path.join(cacheRoot(), "release", inputsHash());
+export async function linuxRelease(pulumiBin: string, opts: { sdks?: boolean } = {}): Promise<string> {
+  const dir = path.join(cacheRoot(), "release", `${inputsHash()}${opts.sdks ? "-sdks" : ""}`);
   if (fs.existsSync(path.join(dir, "checksums.txt"))) return dir;
   const next = `${dir}.${process.pid}`;
-  await run("node", [path.join(root, "dist", "release", "cli.js"), "--version", RELEASE_VERSION, "--platforms", "linux-amd64", "--no-sdks", "--out", next], {
+  const args = ["--version", RELEASE_VERSION, "--platforms", "linux-amd64", ...(opts.sdks ? [] : ["--no-sdks"]), "--out", next];
+  await run("node", [path.join(root, "dist", "release", "cli.js"), ...args], {
     cwd: root,
     env: { ...process.env, PULUMI_REMOTE_BROWSER_PULUMI: pulumiBin },
   });
