@@ -33,7 +33,7 @@ afterAll(async () => {
 it("a program on the release's Go module: BrowserSession, ReviewSessions and getImages through up, preview and refresh without changes, destroy; the plugin acquired by the engine", async () => {
   const dir = path.join(base, "program");
   fs.cpSync(path.join(__dirname, "programs", "go"), dir, { recursive: true });
-  const module = path.join(inject("hosts").release, "sdk", "go", "remotebrowser");
+  const module = path.join(inject("hosts").sdks, "go", "remotebrowser");
   fs.writeFileSync(path.join(dir, "go.mod"), `module example.test/hosts\n\ngo 1.24\n\nrequire ${IMPORT_PATH} v${RELEASE_VERSION}\n\nreplace ${IMPORT_PATH} => ${module}\n`);
   fs.copyFileSync(path.join(module, "go.sum"), path.join(dir, "go.sum"));
   const { cli, account } = await stack(pulumiBin, dir, path.join(base, "state"), emulator);

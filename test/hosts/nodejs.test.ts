@@ -48,7 +48,7 @@ describe.concurrent("TypeScript under the Node.js language host", () => {
   it("a program on the release's @remote-browser/pulumi tarball: the engine acquires the plugin from the package's pluginDownloadURL; BrowserSession, ReviewSessions and getImages through up, preview and refresh without changes, destroy", async () => {
     const dir = path.join(base, "release-sdk");
     fs.cpSync(path.join(__dirname, "programs", "typescript"), dir, { recursive: true });
-    await npmInstall(dir, { "@remote-browser/pulumi": `file:${path.join(inject("hosts").release, "sdk", "nodejs", `remote-browser-pulumi-${RELEASE_VERSION}.tgz`)}` });
+    await npmInstall(dir, { "@remote-browser/pulumi": `file:${path.join(inject("hosts").sdks, "nodejs", `remote-browser-pulumi-${RELEASE_VERSION}.tgz`)}` });
     const { cli, account } = await stack(pulumiBin, dir, path.join(base, "release-sdk-state"), emulator);
     acquireFrom(cli, `${server.url}ts/`);
     expect(onPath("pulumi-resource-remote-browser", cli.env.PATH!), "no plugin on PATH").toBeUndefined();

@@ -72,7 +72,9 @@ describe.concurrent("examples/python-review under the Python language host", () 
 
   it("on the release's wheel, the plugin acquired by the engine from the wheel's pluginDownloadURL; then ReviewSessions from Python on the same wheel; each through up, preview and refresh without changes, destroy", async () => {
     const dir = example("from-wheel");
-    const wheel = path.join(inject("hosts").release, "sdk", "python", `pulumi_remote_browser-${RELEASE_VERSION}-py3-none-any.whl`);
+    // The wheel's name has the version as Python writes it (9.9.9+e2e for 9.9.9-e2e).
+    const wheels = path.join(inject("hosts").sdks, "python");
+    const wheel = path.join(wheels, fs.readdirSync(wheels).find((f) => f.endsWith("-py3-none-any.whl"))!);
     // The virtualenv the example's Pulumi.yaml names, with its requirements and the wheel.
     const venv = path.join(dir, "venv");
     await run("python3", ["-m", "venv", venv]);
