@@ -29,7 +29,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await emulator?.close();
-  if (base) fs.rmSync(base, { recursive: true, force: true });
+  // Not rmSync: the folder holds virtualenvs and node_modules, and the worker hosts the emulator.
+  if (base) await fs.promises.rm(base, { recursive: true, force: true });
 });
 
 /** npm install in `dir` of `dependencies` with the cell's @pulumi/pulumi, TypeScript and Node's types. */

@@ -31,7 +31,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await emulator?.close();
-  if (base) fs.rmSync(base, { recursive: true, force: true });
+  // Not rmSync: the folder holds virtualenvs and node_modules, and the worker hosts the emulator.
+  if (base) await fs.promises.rm(base, { recursive: true, force: true });
 });
 
 /** The example's folder as a user's checkout has it. */
