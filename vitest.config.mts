@@ -15,7 +15,8 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/e2e/**"],
+          // test/hosts/ is the hosts cell's (vitest.hosts.config.mts, `npm run test:hosts`).
+          exclude: ["test/e2e/**", "test/hosts/**"],
           testTimeout: 30_000,
           // A hang guard, not a goal: vitest's 10 s default failed a CI run whose machine took longer than
           // that to delete the workflow tests' 3,600 small files while e2e files built and installed beside it.

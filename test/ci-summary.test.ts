@@ -144,6 +144,15 @@ describe(".ci/run", () => {
     expect(tail).toMatch(/current +FAILED \(3\)/);
   });
 
+  it("says in its summary that the hosts cell ran nothing where no language host was found", async () => {
+    const notRun = "hosts: NOT RUN: no Pulumi language host found on PATH or in /x (pulumi-language-nodejs)";
+    const { code, out } = await ci({ test: "echo ok", "run test:current": "echo ok", "run test:floor": "echo ok", "run test:hosts": `echo '${notRun}'` });
+    expect(code).toBe(0);
+    const summary = out.slice(out.lastIndexOf("\ndefault "));
+    expect(summary).toMatch(/\nhosts +passed in \d+s\n/);
+    expect(summary).toContain(`\n${notRun}\n`);
+  });
+
   it("passes when every cell passes, with a stale failures file of an earlier run ignored", async () => {
     const { code, out } = await ci({ test: "echo ok", "run test:current": "echo ok", "run test:floor": "echo ok" }, true);
     expect(code).toBe(0);

@@ -25,9 +25,11 @@ beforeAll(async () => {
 
 describe("the packed package", () => {
   it("resolves main, types, every export and the bin to files in the tarball", () => {
-    // `main` is the component package's entry, what Pulumi's run-plugin loads from a package folder;
-    // `require("pulumi-remote-browser")` gets the SDK through `exports`.
-    expect(manifest.main).toBe("dist/index.js");
+    // `main` is the component package's entry, what Pulumi's run-plugin loads from a package folder (main.js:
+    // the build, in the package); `require("pulumi-remote-browser")` gets the SDK through `exports`.
+    expect(manifest.main).toBe("main.js");
+    expect(shipped("dist/index.js")).toBe(true);
+    expect(files, "the source checkout's entry stays out of the package").not.toContain("source-checkout.js");
     expect(manifest.types).toBe("dist/sdk/index.d.ts");
     expect(shipped(manifest.main)).toBe(true);
     expect(shipped(manifest.types)).toBe(true);

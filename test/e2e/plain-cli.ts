@@ -38,13 +38,13 @@ export function complaints(r: Result): string[] {
 }
 
 /**
- * A Pulumi install as get.pulumi.com lays it out, for what the programs need: `pulumi`, the YAML language
- * host and the dynamic provider plugin in one folder. The engine takes a bundled plugin from beside its
+ * A Pulumi install as get.pulumi.com lays it out, for what the programs need: `pulumi`, the language hosts
+ * (YAML; Node.js, Python and Go for the hosts cell, test/hosts/) and the dynamic provider plugin in one folder. The engine takes a bundled plugin from beside its
  * own executable (not a symlink to it: it resolves its own path first), and warns about one taken from
  * PATH anywhere else (sdk/go/common/workspace/plugins.go), so the CLI is linked, or copied across file
  * systems, into the folder.
  */
-export function pulumiInstall(dir: string, pulumiBin: string, languageHost: string): string {
+export function pulumiInstall(dir: string, pulumiBin: string, ...languageHosts: string[]): string {
   fs.mkdirSync(dir, { recursive: true });
   const cli = fs.realpathSync(pulumiBin);
   const bin = path.join(dir, "pulumi");
@@ -54,7 +54,7 @@ export function pulumiInstall(dir: string, pulumiBin: string, languageHost: stri
     fs.copyFileSync(cli, bin);
     fs.chmodSync(bin, 0o755);
   }
-  fs.symlinkSync(languageHost, path.join(dir, "pulumi-language-yaml"));
+  for (const host of languageHosts) fs.symlinkSync(host, path.join(dir, path.basename(host)));
   const dynamicProvider = path.join(path.dirname(cli), "pulumi-resource-pulumi-nodejs");
   if (fs.existsSync(dynamicProvider)) fs.symlinkSync(dynamicProvider, path.join(dir, "pulumi-resource-pulumi-nodejs"));
   return bin;

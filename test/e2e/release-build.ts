@@ -3,12 +3,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { cacheRoot } from "../../release/cache";
 import { run } from "../../release/run";
+import { writeSdks } from "../../release/sdks";
 
 /**
  * The linux-amd64 release of the current sources, made by `npm run release`'s own code
  * (dist/release/cli.js) once per change of its inputs and kept in the cache: building it takes about a
  * minute, and every test run on unchanged sources would pay it again. Without the SDKs, which
- * test/e2e/generated-sdks.test.ts makes with the release's own writeSdks.
+ * test/e2e/generated-sdks.test.ts makes with the release's own writeSdks (and releaseSdks below, for the
+ * hosts cell).
  */
 const root = path.resolve(__dirname, "..", "..");
 export const RELEASE_VERSION = "9.9.9-e2e";
@@ -27,6 +29,24 @@ export async function platformsRelease(platforms: string, pulumiBin: string): Pr
     cwd: root,
     env: { ...process.env, PULUMI_REMOTE_BROWSER_PULUMI: pulumiBin },
   });
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.renameSync(next, dir);
+  return dir;
+}
+
+/**
+ * The SDKs of the release in `release` (a folder linuxRelease made), as `npm run release` writes them: by the
+ * release's own writeSdks, from the schema its binary served, so they carry its version and download
+ * address. Kept beside the release in the cache (`<release>-sdks/`: python/, nodejs/, go/, dotnet/, java/).
+ */
+export async function releaseSdks(release: string): Promise<string> {
+  const dir = `${release}-sdks`;
+  if (fs.existsSync(path.join(dir, ".complete"))) return dir;
+  const next = `${dir}.${process.pid}`;
+  fs.rmSync(next, { recursive: true, force: true });
+  const schema = JSON.parse(fs.readFileSync(path.join(release, "schema.json"), "utf8")) as { version: string; pluginDownloadURL: string };
+  await writeSdks({ schemaFile: path.join(release, "schema.json"), version: schema.version, pluginDownloadURL: schema.pluginDownloadURL, out: next });
+  fs.writeFileSync(path.join(next, ".complete"), "");
   fs.rmSync(dir, { recursive: true, force: true });
   fs.renameSync(next, dir);
   return dir;

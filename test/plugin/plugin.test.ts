@@ -25,8 +25,8 @@ afterEach(() => {
 });
 
 /** Starts a plugin command the way the engine does (its address as the argument), and asks it for its schema. */
-async function schemaFrom(command: string, args: string[], cwd: string): Promise<{ schema: any; firstLine: string }> {
-  const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+async function schemaFrom(command: string, args: string[], cwd: string, env = process.env): Promise<{ schema: any; firstLine: string }> {
+  const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let stdout = "";
   let stderr = "";
@@ -78,22 +78,49 @@ describe("the plugin executable", () => {
 });
 
 describe("the Node.js language host's way in", () => {
-  it("run-plugin serves remote-browser from a source checkout that was not built (as a git URL installs it)", async () => {
-    // The language host runs `node @pulumi/pulumi/cmd/run-plugin <plugin folder> <engine address>` in the
-    // program's folder. run-plugin loads the folder as a module: with no build, that is index.ts (through
-    // ts-node), which serves the components as remote-browser.
+  // The language host runs `node @pulumi/pulumi/cmd/run-plugin <plugin folder> <engine address>` in the
+  // program's folder. run-plugin registers ts-node with its own settings (target ES2020) merged with the
+  // tsconfig.json of that folder, and TypeScript takes the folder's node_modules/@types: a source checkout's
+  // plugin must start whatever the program's folder holds. ts-node's cache is off: a compilation cached by an
+  // earlier start would skip the type check that fails.
+  const programs: Record<string, (dir: string) => void> = {
+    "an empty folder": () => undefined,
+    // As `npm install` in examples/python-review leaves it: a newer @types/node (26), without the
+    // declarations that give ES2020's lib `Array.prototype.at`; here the installed one without them.
+    "a folder whose node_modules has a newer @types/node": (dir) => {
+      const types = path.join(dir, "node_modules", "@types", "node");
+      fs.cpSync(path.join(root, "node_modules", "@types", "node"), types, { recursive: true });
+      fs.writeFileSync(path.join(types, "compatibility", "indexable.d.ts"), "export {};\n");
+    },
+    // A TypeScript program's own settings, here the strictest checks (as @tsconfig/strictest sets them).
+    "a folder with a tsconfig.json of its own": (dir) => {
+      const compilerOptions = {
+        strict: true,
+        module: "commonjs",
+        moduleResolution: "node10",
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        noPropertyAccessFromIndexSignature: true,
+        noImplicitReturns: true,
+        noUnusedParameters: true,
+      };
+      fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions }));
+    },
+  };
+  it.each(Object.keys(programs))("run-plugin serves remote-browser from a source checkout that was not built (as a git URL installs it), run in %s", async (kind) => {
     const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-run-plugin-"));
     try {
       const checkout = path.join(base, "checkout");
       fs.mkdirSync(checkout);
-      for (const entry of ["index.ts", "plugin", "core", "dynamic", "sdk", "client", "package.json", "tsconfig.json", "PulumiPlugin.yaml"]) {
+      for (const entry of ["main.js", "source-checkout.js", "index.ts", "plugin", "core", "dynamic", "sdk", "client", "package.json", "tsconfig.json", "PulumiPlugin.yaml"]) {
         fs.cpSync(path.join(root, entry), path.join(checkout, entry), { recursive: true });
       }
       fs.symlinkSync(path.join(root, "node_modules"), path.join(checkout, "node_modules"), "dir");
       const program = path.join(base, "program");
       fs.mkdirSync(program);
+      programs[kind]!(program);
       const runPlugin = require.resolve("@pulumi/pulumi/cmd/run-plugin");
-      const { schema, firstLine } = await schemaFrom(process.execPath, [runPlugin, checkout, engineAddress], program);
+      const { schema, firstLine } = await schemaFrom(process.execPath, [runPlugin, checkout, engineAddress], program, { ...process.env, TS_NODE_CACHE: "false" });
       expect(firstLine).toMatch(/^\d+$/);
       expect(schema).toEqual(served);
     } finally {

@@ -1,0 +1,59 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { Emulator, startEmulator } from "../../emulator";
+import { fileType } from "../../release/fileType";
+import { RELEASE_VERSION } from "../e2e/release-build";
+import { ARCHIVE, acquireFrom, hostsInstall, lifecycle, releaseServer, stack } from "./hosts";
+
+/**
+ * A Go program with `pulumi` under Pulumi's Go language host (pulumi-language-go), as a user runs it: on the
+ * release's Go module, required by its import path (replaced by the release's folder, as the module proxy
+ * would serve the tag), the plugin downloaded by the engine from the module's pluginDownloadURL.
+ */
+const IMPORT_PATH = "github.com/remote-browser/pulumi-remote-browser/sdk/go/remotebrowser";
+let base: string;
+let pulumiBin: string;
+let emulator: Emulator;
+let server: Awaited<ReturnType<typeof releaseServer>>;
+
+beforeAll(async () => {
+  base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-hosts-go-"));
+  pulumiBin = hostsInstall(path.join(base, "pulumi", "bin"), ["go"]);
+  emulator = await startEmulator({ prepMs: 300 });
+  server = await releaseServer(inject("hosts").release);
+});
+afterAll(async () => {
+  await server?.close();
+  await emulator?.close();
+  // Not rmSync: the folder holds virtualenvs and node_modules, and the worker hosts the emulator.
+  if (base) await fs.promises.rm(base, { recursive: true, force: true });
+});
+
+it("a program on the release's Go module: BrowserSession, ReviewSessions and getImages through up, preview and refresh without changes, destroy; the plugin acquired by the engine", async () => {
+  const dir = path.join(base, "program");
+  fs.cpSync(path.join(__dirname, "programs", "go"), dir, { recursive: true });
+  const module = path.join(inject("hosts").sdks, "go", "remotebrowser");
+  // Required at no version of its own: Go refuses v9.9.9-e2e for a module path without a /v9 suffix (the
+  // release's module path has none, which Go accepts up to v1). The engine takes the plugin's version from
+  // the module's pulumi-plugin.json, not from go.mod.
+  fs.writeFileSync(path.join(dir, "go.mod"), `module example.test/hosts\n\ngo 1.24\n\nrequire ${IMPORT_PATH} v0.0.0-00010101000000-000000000000\n\nreplace ${IMPORT_PATH} => ${module}\n`);
+  expect(JSON.parse(fs.readFileSync(path.join(module, "pulumi-plugin.json"), "utf8")).version).toBe(RELEASE_VERSION);
+  fs.copyFileSync(path.join(module, "go.sum"), path.join(dir, "go.sum"));
+  const { cli, account } = await stack(pulumiBin, dir, path.join(base, "state"), emulator);
+  // The module's go.sum has the SDK's modules; the program's own requirements are resolved at its first build.
+  Object.assign(cli.env, { GOFLAGS: "-mod=mod", GOSUMDB: "off" });
+  acquireFrom(cli, `${server.url}go/`);
+  const sessions = () => emulator.control.sessions().filter((s) => s.accountId === account.accountId);
+  await lifecycle(cli, emulator, account, 2, (outputs) => {
+    expect(outputs.sessionId).toBe(sessions().find((s) => s.browser === "chrome")!.vmId);
+    expect(outputs.reviewSessionIds).toEqual({ firefox: sessions().find((s) => s.browser === "firefox")!.vmId });
+    expect(outputs.shareUrl).toBe("[secret]");
+    expect(outputs.reviewShareUrls).toBe("[secret]");
+    expect(outputs.images).toEqual(expect.arrayContaining(["chrome", "firefox"]));
+  });
+  const plugin = path.join(cli.env.PULUMI_HOME!, "plugins", `resource-remote-browser-v${RELEASE_VERSION}`, "pulumi-resource-remote-browser");
+  expect(fileType(plugin), "the release's binary, downloaded by the engine").toBe("ELF 64-bit x86-64");
+  expect(server.served).toContain(`/go/${ARCHIVE}`);
+});

@@ -1,0 +1,102 @@
+import * as fs from "node:fs";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import * as path from "node:path";
+import { expect, inject } from "vitest";
+import type { Emulator } from "../../emulator";
+import { pluginIdentity } from "../../plugin/identity";
+import { PulumiCli, accountBooks, filesText, newAccount, pulumiCli, pulumiInstall } from "../e2e/plain-cli";
+import { RELEASE_VERSION } from "../e2e/release-build";
+
+/**
+ * What the hosts cell's files share: a Pulumi install with the real language hosts beside `pulumi`, the
+ * release's download address played on loopback, and a stack's whole life checked against the emulator.
+ */
+export const ARCHIVE = `pulumi-resource-remote-browser-v${RELEASE_VERSION}-linux-amd64.tar.gz`;
+export type Language = "nodejs" | "python" | "go";
+
+/** The host scripts/hosts.sh found (PATH first, then the cache of built hosts). */
+export function languageHost(language: Language): string {
+  const host = process.env[`PRB_LANGUAGE_HOST_${language.toUpperCase()}`];
+  if (!host || !fs.existsSync(host)) throw new Error(`no pulumi-language-${language}: run this file through \`npm run test:hosts\` (scripts/hosts.sh finds the hosts)`);
+  return host;
+}
+
+/** A Pulumi install in `dir`: `pulumi`, the hosts of `languages` (Python's with its -exec) and the dynamic provider plugin. */
+export function hostsInstall(dir: string, languages: Language[]): string {
+  const hosts = languages.map(languageHost);
+  if (languages.includes("python")) hosts.push(path.join(path.dirname(languageHost("python")), "pulumi-language-python-exec"));
+  return pulumiInstall(dir, inject("e2e").pulumiBin, ...hosts);
+}
+
+/**
+ * The release's download address, played by a server on loopback that serves the release's archives by
+ * name (any folder of it: each test's downloads are told apart by theirs), as the release page would.
+ */
+export async function releaseServer(release: string) {
+  const served: string[] = [];
+  const server = http.createServer((req, res) => {
+    const name = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname).split("/").pop() ?? "";
+    const file = path.join(release, name);
+    if (!name.startsWith("pulumi-resource-") || !fs.existsSync(file)) return void res.writeHead(404).end();
+    served.push(req.url ?? "");
+    res.writeHead(200, { "content-type": "application/gzip", "content-length": fs.statSync(file).size });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return { url, served, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/**
+ * Lets the engine acquire plugins, and sends the download of the release's address (the pluginDownloadURL
+ * the release's SDKs carry, github://api.github.com/<owner>/<repo>) to `url`, through the setting Pulumi
+ * reads for mirrors of plugin downloads. Only that address: any other download would go to the network.
+ */
+export function acquireFrom(cli: PulumiCli, url: string): void {
+  delete cli.env.PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION;
+  const address = pluginIdentity().pluginDownloadURL;
+  cli.env.PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES = `^${address.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$=${url}`;
+}
+
+/** The CLI in `dir` with a stack `dev` of its own whose key (a new account's) went in on standard input. */
+export async function stack(pulumiBin: string, dir: string, stateDir: string, emulator: Emulator, config: Record<string, string> = {}) {
+  const account = newAccount(emulator);
+  const cli = pulumiCli(pulumiBin, dir, stateDir);
+  await cli.clean(["stack", "init", "dev"]);
+  await cli.clean(["config", "set", "remote-browser:baseUrl", emulator.apiBaseUrl]);
+  await cli.clean(["config", "set", "--secret", "remote-browser:apiKey"], account.apiKey);
+  for (const [key, value] of Object.entries(config)) await cli.clean(["config", "set", key, value]);
+  return { cli, account };
+}
+
+/**
+ * A whole life of the stack, as a user runs it: `up`, `preview` and `refresh` without changes, `destroy`.
+ * After `up` the account runs exactly `sessions` sessions, `outputs` checks the outputs, and neither the
+ * exported state nor any file of the backend or PULUMI_HOME holds the key or a share link; after
+ * `destroy` nothing runs.
+ */
+export async function lifecycle(
+  cli: PulumiCli,
+  emulator: Emulator,
+  account: { apiKey: string; accountId: string },
+  sessions: number,
+  outputs: (outputs: Record<string, any>) => void, // eslint-disable-line @typescript-eslint/no-explicit-any
+): Promise<void> {
+  const books = () => accountBooks(emulator, account.accountId);
+  await cli.clean(["up", "--yes"]);
+  expect(books()).toMatchObject({ started: sessions, running: sessions });
+  outputs(JSON.parse((await cli.ok(["stack", "output", "--json"])).stdout));
+  const links = books().sessions.map((s) => s.linkId);
+  const exported = await cli.exportText();
+  expect(exported.includes(account.apiKey), "no API key in the exported state").toBe(false);
+  for (const link of links) expect(exported.includes(link), "no plaintext share link in the exported state").toBe(false);
+  await cli.clean(["preview", "--expect-no-changes"]);
+  await cli.clean(["refresh", "--expect-no-changes", "--yes"]);
+  expect(books()).toMatchObject({ started: sessions, running: sessions });
+  await cli.clean(["destroy", "--yes"]);
+  expect(books()).toMatchObject({ started: sessions, running: 0, neverEnded: 0 });
+  const files = filesText(cli.stateDir);
+  expect(files.includes(account.apiKey), "no API key in the state, its history or the logs").toBe(false);
+  for (const link of links) expect(files.includes(link), "no plaintext share link in the state, its history or the logs").toBe(false);
+}
