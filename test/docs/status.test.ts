@@ -20,6 +20,8 @@ const ARTIFACTS = [
   { name: "the Python SDK", page: /pulumi_remote_browser|pip install/, changelog: "Python wheel" },
   { name: "the Go SDK", page: /sdk\/go\/remotebrowser/, changelog: "sdk/go/remotebrowser" },
   { name: "the native BrowserSession", page: /remote-browser:index:BrowserSession/, changelog: "remote-browser:index:BrowserSession" },
+  { name: "getSessions", page: /getSessions/, changelog: "`getSessions`" },
+  { name: "the account audit", page: /pulumi-remote-browser-run audit/, changelog: "`pulumi-remote-browser-run audit`" },
   { name: "the release archives", page: /release archives?\b|pulumi-resource-remote-browser-v|no Node\.js/, changelog: "pulumi-resource-remote-browser-v" },
 ];
 const unreleased = ARTIFACTS.filter((a) => unreleasedNotes.includes(a.changelog) && !released.some((r) => r.includes(a.changelog)));
