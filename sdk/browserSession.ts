@@ -133,7 +133,7 @@ export class BrowserSession extends pulumi.dynamic.Resource {
       pulumi.mergeOptions(opts, {
         additionalSecretOutputs: [...SECRET_OUTPUTS, ...DYNAMIC_OUTPUTS],
         // End the old session before starting its replacement: a plan with a running limit of 1 can
-        // still change a session (see the README on replacement).
+        // still change a session (see docs/browser-session.md on replacement).
         deleteBeforeReplace: true,
       }),
       "remote-browser",

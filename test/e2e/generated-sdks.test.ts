@@ -5,6 +5,7 @@ import { LOGO_FILE } from "../../plugin/packageMetadata";
 import { run } from "../../release/run";
 import { writeSdks } from "../../release/sdks";
 import { engineEnvironment } from "../../runner/environment";
+import { NATIVE, typescriptSnippets } from "../docs/markdown";
 
 /**
  * The SDKs of a release (release/sdks.ts, what `npm run release` writes), from the schema the installed
@@ -98,13 +99,20 @@ export const vm: pulumi.Output<string> = session.vmId;
 export const images = rb.getImagesOutput().images.apply((i) => i.map((x) => x.id));
 `,
     );
-    // The registry page's example compiles too.
-    fs.writeFileSync(path.join(project, "docs-example.ts"), docsExample("typescript"));
+    // Every TypeScript example of the user's pages that imports this SDK compiles too (the overview's
+    // among them); those of the dynamic package are compiled and run by test/docs/snippets.test.ts.
+    const examples = typescriptSnippets().filter((s) => s.code.includes(`from "${NATIVE}"`));
+    expect(examples.map((s) => s.where)).toEqual(expect.arrayContaining([expect.stringMatching(/^docs\/_index\.md:/)]));
+    expect(examples.some((s) => s.code === docsExample("typescript"))).toBe(true);
+    const exampleFiles = examples.map((s, i) => {
+      fs.writeFileSync(path.join(project, `docs-example-${i}.ts`), `// ${s.where}\n${s.code}`);
+      return `docs-example-${i}.ts`;
+    });
     fs.writeFileSync(
       path.join(project, "tsconfig.json"),
       JSON.stringify({
         compilerOptions: { strict: true, target: "ES2020", module: "commonjs", moduleResolution: "node", esModuleInterop: true, outDir: "bin", types: [] },
-        files: ["index.ts", "docs-example.ts"],
+        files: ["index.ts", ...exampleFiles],
       }),
     );
     await run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(project, "tsconfig.json")], { cwd: project });

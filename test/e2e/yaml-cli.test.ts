@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { Emulator, startEmulator } from "../../emulator";
 import { IMAGES } from "../../emulator/catalog";
+import { USER_PAGES, codeBlocks, read } from "../docs/markdown";
 import { PulumiCli, accountBooks, filesText, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
 
 /**
@@ -173,6 +174,47 @@ describe.concurrent("YAML programs with the plain pulumi CLI and pulumi-language
       await noChangesThenDestroy(cli, accountId);
     } finally {
       await tidy(stack?.cli, stack?.accountId);
+    }
+  });
+});
+
+/** The YAML programs of the README and the user's pages (docs/_index.md's among them), as their pages show them. */
+const PAGE_PROGRAMS = USER_PAGES.flatMap((page) =>
+  codeBlocks(read(page))
+    .filter((b) => b.lang === "yaml" && /^runtime: yaml$/m.test(b.code))
+    .map((b) => ({ where: `${page}:${b.line}`, code: b.code })),
+);
+
+describe.concurrent("the YAML programs of the README and the user's pages, with the plain pulumi CLI and pulumi-language-yaml", () => {
+  it("there is one on the overview and one in the README", () => {
+    expect(PAGE_PROGRAMS.map((p) => p.where.split(":")[0])).toEqual(expect.arrayContaining(["README.md", "docs/_index.md"]));
+  });
+
+  it.each(PAGE_PROGRAMS.map((p, i) => [p.where, p.code, i] as const))("%s: up starts its session with the link secret, preview finds no change, destroy ends it", async (_where, code, i) => {
+    // The plugin from the e2e project's install; a program that declares where its plugin is gets that
+    // declaration replaced by this folder's (its own `npm install` is the example's, run above).
+    const pluginDir = path.join(inject("e2e").projectDir, "node_modules", ".bin");
+    const source = path.join(base, `page-program-${i}-source`);
+    fs.mkdirSync(source);
+    fs.writeFileSync(path.join(source, "Pulumi.yaml"), code.replace(/^plugins:\n(?:[ -].*\n)*/m, ""));
+    const { apiKey, accountId } = newAccount(emulator, {});
+    let cli: PulumiCli | undefined;
+    try {
+      cli = await yamlProject({ source, dir: path.join(base, `page-program-${i}`), stateDir: path.join(base, `page-program-${i}-state`), pulumiBin, pluginDir });
+      await cli.clean(["stack", "init", "dev"]);
+      await cli.clean(["config", "set", "remote-browser:baseUrl", emulator.apiBaseUrl]);
+      await cli.clean(["config", "set", "--secret", "remote-browser:apiKey"], apiKey);
+      await cli.clean(["up", "--yes"]);
+      const { sessions } = accountBooks(emulator, accountId);
+      expect(sessions.map((s) => [s.browser, s.status])).toEqual([["chrome", "running"]]);
+      const outputs = JSON.parse((await cli.ok(["stack", "output", "--json"])).stdout) as Record<string, unknown>;
+      expect(outputs.shareUrl).toBe("[secret]");
+      expectNowhere([apiKey, sessions[0]!.linkId], await cli.exportText(), cli.stateDir);
+      await cli.clean(["preview", "--expect-no-changes"]);
+      await cli.clean(["destroy", "--yes"]);
+      expect(accountBooks(emulator, accountId)).toMatchObject({ started: 1, running: 0, neverEnded: 0 });
+    } finally {
+      await tidy(cli, accountId);
     }
   });
 });

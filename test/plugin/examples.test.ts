@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PackageSchema, PropertySpec, SCHEMA_FILE, withNativeSchema } from "../../plugin/packageSchema";
 import { run } from "../../release/run";
+import { USER_PAGES, codeBlocks, read } from "../docs/markdown";
 
 /**
  * The YAML and Python examples, and the YAML test program of ReviewSessions, checked against the schema
@@ -177,6 +178,32 @@ describe("the YAML program of ReviewSessions (test/e2e/programs/yaml-review-sess
     const { count, problems } = yamlUses(project, REVIEW_SESSIONS);
     expect(count).toBeGreaterThan(0);
     expect(problems).toEqual([]);
+  });
+});
+
+describe("the YAML programs of the README and the user's pages (docs/_index.md and others)", () => {
+  const programs = USER_PAGES.flatMap((page) =>
+    codeBlocks(read(page))
+      .filter((b) => b.lang === "yaml" && /^runtime: yaml$/m.test(b.code))
+      .map((b) => ({ where: `${page}:${b.line}`, project: yaml.load(b.code) as YamlProgram })),
+  );
+
+  it("there is one on the overview and one in the README", () => {
+    expect(programs.map((p) => p.where.split(":")[0])).toEqual(expect.arrayContaining(["README.md", "docs/_index.md"]));
+  });
+
+  it.each(programs.map((p) => [p.where, p.project] as const))("%s declares BrowserSession with inputs of the schema's names and types, and reads its outputs", (_where, project) => {
+    const { count, problems } = yamlUses(project, BROWSER_SESSION);
+    expect(count).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+    const functions = schema.functions as Record<string, { outputs: { properties: Record<string, unknown> } }>;
+    for (const v of Object.values(project.variables ?? {})) {
+      const invoke = (v as { "fn::invoke"?: { function: string; return?: string } })["fn::invoke"];
+      if (!invoke) continue;
+      const fields = Object.keys(functions[invoke.function]?.outputs.properties ?? {});
+      expect(fields.length, `${invoke.function} is served`).toBeGreaterThan(0);
+      if (invoke.return) expect(fields).toContain(invoke.return);
+    }
   });
 });
 

@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { NODE_VERSION } from "../../release/platforms";
+import { PackageSchema, SCHEMA_FILE, withNativeSchema } from "../../plugin/packageSchema";
+import { LEDGER, USER_PAGES, blocks, read } from "./markdown";
+
+/**
+ * What the pages say is released agrees with the CHANGELOG, and the facts the issue found contradicted
+ * across pages are stated one way: which artifacts are released, which functions there are, which
+ * Node.js the tests and the archives run, and what `pulumi package add` was (not) run with.
+ */
+const changelog = read("CHANGELOG.md");
+const sections = changelog.split(/^## /m).slice(1);
+const unreleasedNotes = sections.find((s) => s.startsWith("[Unreleased]")) ?? "";
+const released = sections.filter((s) => /^\[\d+\.\d+\.\d+\]/.test(s));
+const newest = /^\[(\d+\.\d+\.\d+)\]/.exec(released[0] ?? "")?.[1];
+
+/** Artifacts as the pages name them, and as the CHANGELOG lists them. */
+const ARTIFACTS = [
+  { name: "the native Node.js SDK", page: /@remote-browser\/pulumi/, changelog: "@remote-browser/pulumi" },
+  { name: "the Python SDK", page: /pulumi_remote_browser|pip install/, changelog: "Python wheel" },
+  { name: "the Go SDK", page: /sdk\/go\/remotebrowser/, changelog: "sdk/go/remotebrowser" },
+  { name: "the native BrowserSession", page: /remote-browser:index:BrowserSession/, changelog: "remote-browser:index:BrowserSession" },
+  { name: "getSessions", page: /getSessions/, changelog: "`getSessions`" },
+  { name: "the account audit", page: /pulumi-remote-browser-run audit/, changelog: "`pulumi-remote-browser-run audit`" },
+  { name: "the release archives", page: /release archives?\b|pulumi-resource-remote-browser-v|no Node\.js/, changelog: "pulumi-resource-remote-browser-v" },
+];
+const unreleased = ARTIFACTS.filter((a) => unreleasedNotes.includes(a.changelog) && !released.some((r) => r.includes(a.changelog)));
+const SAYS_UNRELEASED = /unreleased|not yet released|next release|until a release/i;
+
+/** A page's sections (split at its headings of level 1 to 3), as text with the line each starts on. */
+function pageSections(text: string): Array<{ line: number; text: string }> {
+  const out: Array<{ line: number; text: string }> = [];
+  for (const b of blocks(text)) {
+    if (out.length === 0 || (b.kind === "heading" && b.level <= 3)) out.push({ line: b.line, text: "" });
+    const body = b.kind === "table" ? b.rows.map((r) => r.join(" | ")).join("\n") : b.kind === "code" ? b.code : b.text;
+    out.at(-1)!.text += body + "\n";
+  }
+  return out;
+}
+
+describe("the release status", () => {
+  it("the CHANGELOG has a release, and lists the native artifacts only under [Unreleased]", () => {
+    expect(newest).toMatch(/^\d+\.\d+\.\d+$/);
+    // Once a release ships them, this list shrinks and the pages no longer need to say so.
+    expect(unreleased.map((a) => a.name).length).toBeGreaterThan(0);
+  });
+
+  it.each(["README.md", "docs/_index.md", "docs/installation-configuration.md"])("%s names the newest release and what is not yet released", (page) => {
+    const text = read(page);
+    expect(text).toMatch(new RegExp(`Released: \\**${newest!.replace(/\./g, "\\.")}`));
+    expect(text).toMatch(/Not yet released/);
+  });
+
+  it.each(USER_PAGES)("%s: every section that names an unreleased artifact says it is unreleased", (page) => {
+    const bad = pageSections(read(page)).flatMap((s) =>
+      unreleased.filter((a) => a.page.test(s.text) && !SAYS_UNRELEASED.test(s.text)).map((a) => `${page}:${s.line}: ${a.name}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it("every install-table row of an unreleased artifact says so", () => {
+    const bad = ["README.md", "docs/installation-configuration.md"].flatMap((page) =>
+      blocks(read(page)).flatMap((b) => {
+        if (b.kind !== "table" || !b.rows[0]!.includes("Install")) return [];
+        return b.rows
+          .slice(1)
+          .filter((row) => unreleased.some((a) => a.page.test(row.join(" "))) && !row.some((c) => /^unreleased/.test(c)))
+          .map((row) => `${page}:${b.line}: ${row[0]}`);
+      }),
+    );
+    expect(bad).toEqual([]);
+  });
+});
+
+describe("facts stated one way", () => {
+  it("every function the plugin serves is named on the overview and in BrowserSession in depth", () => {
+    const schema: PackageSchema = withNativeSchema(JSON.parse(read(SCHEMA_FILE)));
+    const names = Object.keys(schema.functions ?? {}).map((token) => token.split(":")[2]!);
+    expect(names).toContain("getSessions");
+    for (const page of ["docs/_index.md", "docs/browser-session.md", "README.md"]) {
+      expect(names.filter((n) => !read(page).includes(`\`${n}\``)), page).toEqual([]);
+    }
+  });
+
+  it("Node.js 22 and 24 versions are the test pins of scripts/node.sh or the archives' pin, named as such", () => {
+    const pins = [...read("scripts/node.sh").matchAll(/PINNED=(\d+\.\d+\.\d+)/g)].map((m) => m[1]!);
+    expect(pins.length).toBe(2);
+    for (const page of [...USER_PAGES, LEDGER, "CONTRIBUTING.md"]) {
+      for (const b of blocks(read(page))) {
+        const text = b.kind === "table" ? b.rows.map((r) => r.join(" | ")).join("\n") : b.kind === "code" ? "" : b.text;
+        for (const [v] of text.matchAll(/\b2[24]\.\d+\.\d+\b/g)) {
+          expect([...pins, NODE_VERSION], `${page}:${b.line}`).toContain(v);
+          if (v === NODE_VERSION && !pins.includes(v)) expect(text, `${page}:${b.line} names ${v} as the archives' Node.js`).toMatch(/archive|release/);
+        }
+      }
+    }
+  });
+
+  it("no page says `pulumi package add` was checked by hand, or suggests adding the npm package's script", () => {
+    for (const page of [...USER_PAGES, "examples/pr-environment/README.md"]) {
+      const text = read(page);
+      expect(text, page).not.toMatch(/checked by hand/);
+      for (const b of blocks(text)) {
+        if (b.kind === "code") expect(b.code, `${page}:${b.line}`).not.toMatch(/pulumi package add \.\/node_modules/);
+        else if (b.kind !== "table" && /pulumi package add \.\/node_modules/.test(b.text)) expect(b.text, `${page}:${b.line}`).toMatch(/\b(do not|not)\b/i);
+      }
+    }
+  });
+
+  it("no page points at a release by 'this one' or 'this release'", () => {
+    for (const page of USER_PAGES) expect(read(page), page).not.toMatch(/before this one|this release\b/i);
+  });
+});
