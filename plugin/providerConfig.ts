@@ -49,6 +49,12 @@ export function isDefaultProvider(urn: string | undefined): boolean {
  * secrets whatever the program did, so that an explicit provider's state never holds them in plain text.
  * Messages name a setting as the user wrote it: the stack's config key for the default provider, the
  * provider's property for an explicit one. Warnings (unknown keys) are returned for the caller to show.
+ *
+ * No failure names a property: the engine prints a failure on a property together with that property's
+ * input value ("property baseUrl value {https://user:password@…} has a problem", `issueCheckFailures` in
+ * pulumi/pulumi), and a setting's value may be a password in the address, a key, or a key pasted into the
+ * wrong setting. A failure without a property is printed with its reason alone, and every reason names the
+ * setting in words.
  */
 export function checkConfig(
   news: Record<string, unknown>,
@@ -67,7 +73,7 @@ export function checkConfig(
       // Ignored as a setting, yet its value, a credential, sits wherever it was written (the engine does not say
       // whether it was a secret: CheckConfig receives every value in plain).
       failures.push({
-        property: name,
+        property: "",
         reason:
           `${where} is not a setting but a misspelling of ${credential}, a credential: ` +
           (stackConfig
@@ -82,7 +88,7 @@ export function checkConfig(
     loadConfig(settingsFrom(news, undefined, label), env, label);
   } catch (err) {
     if (!isProviderError(err)) throw err;
-    failures.push({ property: err.property ?? "", reason: err.message });
+    failures.push({ property: "", reason: err.message });
   }
   const secretKeys = Object.entries(CONFIG_FIELDS)
     .filter(([, f]) => (f as { secret?: boolean }).secret)
