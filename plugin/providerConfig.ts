@@ -120,6 +120,45 @@ export function plainCredentialsIn(stackFileText: string): string[] {
   return found;
 }
 
+/**
+ * The credentials set in a project's `config:` block (Pulumi.yaml), in any spelling and either form
+ * (`remote-browser:apiKey: <value>` or `remote-browser:apiKey: {value: <value>}`): that file is usually
+ * committed, and its values reach every stack of the project, and its history, in plain text.
+ */
+export function projectCredentialsIn(projectFileText: string): string[] {
+  const found: string[] = [];
+  let inConfig = false;
+  let indent: number | undefined;
+  for (const line of projectFileText.split(/\r?\n/)) {
+    if (/^\s*(#.*)?$/.test(line)) continue;
+    const depth = line.length - line.trimStart().length;
+    if (depth === 0) {
+      inConfig = /^config\s*:\s*(#.*)?$/.test(line);
+      indent = undefined;
+      continue;
+    }
+    if (!inConfig) continue;
+    indent ??= depth;
+    if (depth !== indent) continue;
+    const m = /^(["']?)([^"'\s#][^"'\s]*?)\1:(?:\s+(.*))?$/.exec(line.trim());
+    if (!m || !secretSettingOf(m[2]!)) continue;
+    if (/^\{\s*secure\s*:/.test((m[3] ?? "").trim())) continue;
+    found.push(m[2]!);
+  }
+  return found;
+}
+
+/** The warning for a credential in a project's config (Pulumi.yaml), naming the fix. */
+export function projectCredentialWarning(key: string): string {
+  const setting = secretSettingOf(key)!;
+  return (
+    `${key} is set in the project's config (the config: block of Pulumi.yaml), which holds no secrets: the file is usually ` +
+    "committed, and the value reaches every stack of the project and its update history in clear text. Remove it from " +
+    `Pulumi.yaml and set it per stack as a secret: \`pulumi config set --secret ${CONFIG_NAMESPACE}:${setting}\` (it reads the ` +
+    "value from standard input), or pass it in the environment instead; and change that key, it may be in the repository's history."
+  );
+}
+
 /** The warning for a credential written in plain stack config, naming the command that fixes it. */
 export function plainCredentialWarning(key: string): string {
   const setting = secretSettingOf(key)!;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkConfig, diffConfig, plainCredentialWarning, plainCredentialsIn, settingsFrom } from "../../plugin/providerConfig";
+import { checkConfig, diffConfig, plainCredentialWarning, plainCredentialsIn, projectCredentialWarning, projectCredentialsIn, settingsFrom } from "../../plugin/providerConfig";
 import { isSecret, reveal, secret } from "../../plugin/secrets";
 
 /** The provider's own settings as the plugin's CheckConfig, DiffConfig and Configure read them. */
@@ -103,6 +103,31 @@ describe("CheckConfig refuses before anything is recorded", () => {
     ]);
     expect(warnings).toEqual([expect.stringMatching(/^remote-browser:colour is not a setting of the remote-browser provider and is ignored/)]);
     expect(JSON.stringify({ failures, warnings })).not.toContain("rb_plain_typo");
+  });
+});
+
+describe("a credential in the project's config (Pulumi.yaml)", () => {
+  it("is found in either form and any spelling, only in the config block, and named without its value", () => {
+    const text = [
+      "name: review",
+      "runtime: yaml",
+      "description: apiKey is mentioned here",
+      "config:",
+      "  remote-browser:apiKey:",
+      "    value: rb_live_in_the_project_0123",
+      "  remote-browser:api_key: rb_live_typo_0123",
+      "  'remote-browser:idempotencySecret': 0123456789abcdef0123",
+      "  remote-browser:baseUrl: https://api.example.com/v8",
+      "  other:apiKey: not ours",
+      "resources:",
+      "  remote-browser:apiKey: not config",
+    ].join("\n");
+    expect(projectCredentialsIn(text)).toEqual(["remote-browser:apiKey", "remote-browser:api_key", "remote-browser:idempotencySecret"]);
+    expect(projectCredentialsIn("name: p\nruntime: yaml\nconfig:\n  remote-browser:baseUrl: https://x\n")).toEqual([]);
+    expect(projectCredentialsIn("")).toEqual([]);
+    const warning = projectCredentialWarning("remote-browser:api_key");
+    expect(warning).toMatch(/^remote-browser:api_key is set in the project's config .*usually committed.*`pulumi config set --secret remote-browser:apiKey`/);
+    expect(warning).not.toContain("rb_live");
   });
 });
 
