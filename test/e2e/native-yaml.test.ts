@@ -368,5 +368,14 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     // The control: with settings in range the same program previews clean.
     await cli.clean(["config", "set", "secondRequestTimeoutSeconds", "30"]);
     await cli.clean(["preview"]);
+
+    // A key in the project's config (Pulumi.yaml, usually committed) is warned about, by name, never by value.
+    const projectKey = `rb_project_${"0".repeat(20)}`;
+    const projectFile = path.join(cli.dir, "Pulumi.yaml");
+    fs.writeFileSync(projectFile, fs.readFileSync(projectFile, "utf8").replace(/^config:\n/m, `config:\n  remote-browser:apiKey:\n    value: ${projectKey}\n`));
+    const warned = await cli.run(["preview"]);
+    expect(warned.code, text(warned)).toBe(0);
+    expect(text(warned)).toMatch(/warning: remote-browser:apiKey is set in the project's config \(the config: block of Pulumi\.yaml\), which holds no secrets/);
+    expect(text(warned).includes(projectKey), "the key is printed").toBe(false);
   });
 });
