@@ -48,6 +48,9 @@ describe("masked ids", () => {
       [`x*${"aaab*".repeat(1_000)}`, `x${"aaaab".repeat(8_000)}`, true],
       [`x*${"aaab*".repeat(1_000)}`, `x${"aaaab".repeat(999)}z`, false],
       [`x*${"aaab*".repeat(1_000)}`, `x${"aaaab".repeat(1_000)}z`, true],
+      // A piece that starts again inside a near miss ("aab" in "aaab"): found only by falling back, not by restarting.
+      ["x*aab*", "xaaaabz", true],
+      [`x*${"abab*".repeat(500)}`, `x${"ababab".repeat(500)}z`, true],
     ];
     for (const [masked, vmId, expected] of cases) {
       const { matches, comparisons } = matchMaskedId(masked, vmId);

@@ -119,6 +119,8 @@ describe("a credential in the project's config (Pulumi.yaml)", () => {
       "  'remote-browser:idempotencySecret': 0123456789abcdef0123",
       "  remote-browser:baseUrl: https://api.example.com/v8",
       "  other:apiKey: not ours",
+      "  app:settings:",
+      "    remote-browser:apiKey: a field of another key's object, not a config key",
       "resources:",
       "  remote-browser:apiKey: not config",
     ].join("\n");

@@ -155,12 +155,13 @@ describe("the audit's table", () => {
       urn: "urn:pulumi:s::p::remote-browser:index:BrowserSession::x\n::error::pwned\r\u001b[31mred\u2028::add-mask::x",
       browser: "\n::warning::from-browser",
     };
-    const report = run([listed("vm-aaaaaaaa1111", "::error::Google Chrome", 5)], [], [evil]);
+    const report = run([listed("vm-aaaaaaaa1111", "::error::Google Chrome", 5), listed("vm-bbbbbbbb2222", "Brave\n::error::in-a-cell\u001b[2J", 5)], [], [evil]);
     const text = formatReport(report, { orphanMinutes: 30, calls: 2 });
     for (const line of text.split("\n")) expect(line.trimStart(), line).not.toMatch(/^::/);
     expect(text).not.toMatch(/[\u001b\r\u2028]/);
     expect(text).toContain("BrowserSession::x\\x0a::error::pwned\\x0d\\x1b[31mred\\u2028::add-mask::x");
     expect(text).toContain("(browser \\x0a::warning::from-browser)");
+    expect(text).toMatch(/^vm-\*+2222\s+Brave\\x0a::error::in-a-cell\\x1b\[2J\s+running/m);
     expect(printable("::error::x")).toBe("\\x3a:error::x");
     expect(printable("urn:pulumi:a::b")).toBe("urn:pulumi:a::b");
   });
