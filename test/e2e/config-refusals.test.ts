@@ -56,6 +56,9 @@ describe.concurrent("settings refused on the TypeScript path", () => {
   it("an apiKey set as a structured value (config set --path) is refused as a non-string, and its JSON text is never sent as the key", async () => {
     await withStack("sessions.js", async (stack) => {
       const key = stack.emulator.apiKey;
+      // The runner makes the stack and its project file; without a key the preview may fail, which is not the point here.
+      await stack.run("preview", { apiKey: null, config: { browsers: "chrome" } }).catch(() => undefined);
+      stack.emulator.control.clearRequests();
       // The test key goes on this command line on purpose: it is what a user's `config set --path` does.
       const set = await stack.cli(["config", "set", "--secret", "--path", "remote-browser:apiKey.k", key]);
       expect(set.code, set.stderr).toBe(0);
