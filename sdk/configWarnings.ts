@@ -52,7 +52,7 @@ export function refuseCredentialsInBaseUrl(): void {
   throw new ConfigError(
     `${fromConfig ? key : ENV_BASE_URL} carries a user name or password: the key goes in ${CONFIG_NAMESPACE}:apiKey (as a secret), ` +
       `never in the address. Remove them from the URL${fromConfig ? ` (\`pulumi config set ${key} <address without them>\`)` : ""}, ` +
-      "and change that password: it may already be in a config file or a log. Nothing was registered.",
+      "and change that password: it may already be in a config file or a log. Refused before this provider registered anything.",
     { property: "baseUrl" },
   );
 }

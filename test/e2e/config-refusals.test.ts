@@ -33,7 +33,7 @@ describe.concurrent("settings refused on the TypeScript path", () => {
         const set = await stack.cli(["config", "set", "remote-browser:baseUrl", withPassword]);
         expect(set.code, set.stderr).toBe(0);
         const up = await stack.run("up", { baseUrl: "", config: { browsers: "chrome,firefox" } }).catch((e: unknown) => e);
-        expect(failure(up)).toMatch(/remote-browser:baseUrl carries a user name or password: .*Nothing was registered/);
+        expect(failure(up)).toMatch(/remote-browser:baseUrl carries a user name or password: .*Refused before this provider registered anything/);
         expect(failure(up)).not.toContain(password);
         expect(await stack.exportState()).not.toContain(password);
         // The state file, its .bak and the backups: what the default provider's inputs would have carried.

@@ -74,7 +74,7 @@ describe("a password in the service's address", () => {
     } catch (e) {
       err = e as Error;
     }
-    expect(err?.message).toMatch(/^remote-browser:baseUrl carries a user name or password: .*Nothing was registered/);
+    expect(err?.message).toMatch(/^remote-browser:baseUrl carries a user name or password: .*Refused before this provider registered anything/);
     expect(err?.message).not.toContain("hunter2");
     expect(engine.registrations.length).toBe(before);
     // Again at the next resource, not only the first.
