@@ -68,7 +68,8 @@ export async function auditMain(argv: string[]): Promise<number> {
     const cli = { pulumiBin, env, cwd: neutral.dir };
     const stackNames = await listStacks(cli, values.project);
     const stacks = await readStacks(cli, stackNames);
-    const runnerStacks = stacks.pending.length ? new Set(await listStacks(cli, values.project, RUNNER_STACK_TAG)) : new Set<string>();
+    // Without this list (a backend the CLI cannot list by tag right now) only the plain commands are printed: they fit any stack.
+    const runnerStacks = new Set(stacks.pending.length ? await listStacks(cli, values.project, RUNNER_STACK_TAG).catch(() => []) : []);
     const account = await readAccount(client, stacks.pending);
     const report = classify(account.sessions, { ...stacks, count: stackNames.length }, account.browserNames, { now: Date.now(), orphanMinutes });
     // Printed commands name the backend as given; one from the environment, or one with a password, by its variable.

@@ -101,8 +101,50 @@ function cli(opts: CliOptions, args: string[]): Promise<string> {
  * their short names, so `opts.cwd` must be a folder outside any project (see neutralFolder).
  */
 export async function listStacks(opts: CliOptions, projects?: string[], tag?: string): Promise<string[]> {
-  const listed = JSON.parse(await cli(opts, ["stack", "ls", "--all", "--json", ...(tag ? ["--tag", tag] : [])])) as Array<{ name: string }>;
+  let text: string;
+  try {
+    text = await cli(opts, ["stack", "ls", "--all", "--json", ...(tag ? ["--tag", tag] : [])]);
+  } catch (e) {
+    // The CLI lists a file backend's stacks by reading every one's state, and fails as a whole on one that is
+    // truncated or corrupt. The stacks are then taken from the backend's folder, and each read on its own.
+    const names = tag ? undefined : stacksInFileBackend(opts.env.PULUMI_BACKEND_URL);
+    if (!names) throw e;
+    return ofProjects(names, projects);
+  }
+  const listed = JSON.parse(text) as Array<{ name: string }>;
   return ofProjects(listed.map((s) => s.name), projects);
+}
+
+/**
+ * The stacks of a `file://` backend from its folder (`.pulumi/stacks/<project>/<stack>.json[.gz]`, or
+ * `.pulumi/stacks/<stack>.json` in the layout without projects), as the CLI names them; undefined for any
+ * other backend.
+ */
+export function stacksInFileBackend(backendUrl: string | undefined): string[] | undefined {
+  if (!backendUrl?.startsWith("file://")) return undefined;
+  let root = backendUrl.slice("file://".length).replace(/\?.*$/, "");
+  if (root.startsWith("~")) root = path.join(os.homedir(), root.slice(1));
+  const stacks = path.join(root, ".pulumi", "stacks");
+  const names = new Set<string>();
+  const stackName = (file: string) => /^(.+)\.json(\.gz)?$/.exec(file)?.[1];
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(stacks, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries) {
+    if (entry.isDirectory()) {
+      for (const file of fs.readdirSync(path.join(stacks, entry.name))) {
+        const name = stackName(file);
+        if (name) names.add(`organization/${entry.name}/${name}`);
+      }
+    } else {
+      const name = stackName(entry.name);
+      if (name) names.add(name);
+    }
+  }
+  return [...names].sort();
 }
 
 /** An empty folder of its own, outside any project, for the CLI's reads; `done` removes it. */

@@ -5,7 +5,7 @@ import { auditMain } from "../../runner/audit-cli";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { ofProjects, readStacks, sessionsOfExport } from "../../runner/audit-stacks";
+import { listStacks, ofProjects, readStacks, sessionsOfExport } from "../../runner/audit-stacks";
 import type { PendingCreate, RecordedSession } from "../../runner/audit-stacks";
 import { formatReport, printable, recoveryCommands } from "../../runner/audit-table";
 import upgradeState from "../e2e/upgrade/state-v0.1.0.json";
@@ -200,6 +200,25 @@ describe("the audit's command line", () => {
 });
 
 describe("reading the stacks", () => {
+  it("lists a file backend's stacks from its folder when the CLI's list fails (it reads every state, and fails on one corrupt)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-audit-list-"));
+    try {
+      const stacks = path.join(dir, "backend", ".pulumi", "stacks");
+      fs.mkdirSync(path.join(stacks, "web"), { recursive: true });
+      fs.mkdirSync(path.join(stacks, "api"), { recursive: true });
+      for (const f of ["web/pr-1.json", "web/pr-1.json.bak", "web/pr-2.json.gz", "api/dev.json", "api/dev.json.attrs"]) fs.writeFileSync(path.join(stacks, f), "{");
+      const bin = path.join(dir, "pulumi");
+      fs.writeFileSync(bin, `#!/bin/sh\necho "error: could not list stacks: unexpected end of JSON input" >&2\nexit 255\n`, { mode: 0o755 });
+      const cli = { pulumiBin: bin, env: { PULUMI_BACKEND_URL: `file://${path.join(dir, "backend")}` }, cwd: dir };
+      expect(await listStacks(cli)).toEqual(["organization/api/dev", "organization/web/pr-1", "organization/web/pr-2"]);
+      expect(await listStacks(cli, ["web"])).toEqual(["organization/web/pr-1", "organization/web/pr-2"]);
+      // Any other backend: the CLI's error stands.
+      await expect(listStacks({ ...cli, env: { PULUMI_BACKEND_URL: "postgres://u@h/db" } })).rejects.toThrow(/could not list stacks/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("reports a stack whose state is truncated, or whose export fails, as unreadable, and reads every other one", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-audit-read-"));
     try {
