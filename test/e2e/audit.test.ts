@@ -157,6 +157,53 @@ describe.concurrent("the account audit", () => {
   it("on a PostgreSQL backend does the same", () => scenario("postgres"));
 });
 
+describe("the audit on stacks whose state it cannot trust", () => {
+  it("escapes what a stack's state says, and names a truncated stack as unreadable while reading the others", async () => {
+    const { projectDir } = inject("e2e");
+    const base = path.join(projectDir, "stacks", `audit-state-${process.pid}`);
+    const backendUrl = `file://${path.join(base, "backend")}`;
+    fs.mkdirSync(path.join(base, "backend"), { recursive: true });
+    const emu = await startEmulator({ prepMs: 50 });
+    const opts = { sharedEmulator: emu, backendUrl, destroy: false };
+    try {
+      await withStack("sessions.js", async (crafted: E2EStack) => {
+        await withStack("sessions.js", async (broken: E2EStack) => {
+          await crafted.run("up", { config: { browsers: "chrome" } });
+          await broken.run("up", { config: { browsers: "firefox" } });
+          const stackFile = (s: E2EStack) => path.join(base, "backend", ".pulumi", "stacks", "e2e", `${s.name}.json`);
+          // Anyone who can write the backend (a pull request's job can) chooses what the state says.
+          const state = JSON.parse(fs.readFileSync(stackFile(crafted), "utf8"));
+          state.checkpoint.latest.pending_operations = [
+            {
+              type: "creating",
+              resource: {
+                urn: `urn:pulumi:${crafted.name}::e2e::remote-browser:index:BrowserSession::x\n::error::injected\u001b[31m`,
+                type: "remote-browser:index:BrowserSession",
+                inputs: { browser: "edge\r\n::add-mask::x" },
+              },
+            },
+          ];
+          fs.writeFileSync(stackFile(crafted), JSON.stringify(state));
+          const text = fs.readFileSync(stackFile(broken), "utf8");
+          fs.writeFileSync(stackFile(broken), text.slice(0, Math.floor(text.length / 2)));
+
+          const result = await audit(emu, backendUrl, path.join(base, "audit"));
+          expect(result.code, result.stderr + result.stdout).toBe(3);
+          expect(result.stdout).toMatch(new RegExp(`Stacks that could not be read \\(1\\): .*\\n {2}organization/e2e/${broken.name}: `));
+          expect(result.stdout).toMatch(new RegExp(`Google Chrome\\s+running\\s+\\S+\\s+stack organization/e2e/${crafted.name}$`, "m"));
+          for (const line of result.stdout.split("\n")) expect(line.trimStart(), line).not.toMatch(/^::/);
+          expect(result.stdout).not.toMatch(/[\u001b\r]/);
+          expect(result.stdout).toContain("BrowserSession::x\\x0a::error::injected\\x1b[31m");
+          expect(result.stdout).toContain("(browser edge\\x0d\\x0a::add-mask::x)");
+        }, { ...opts, name: "broken" });
+      }, { ...opts, name: "crafted" });
+    } finally {
+      await emu.close();
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("pulumi do list (the engine's List call, experimental in CLI 3.248.0)", () => {
   it("lists the account's sessions through the plugin with masked ids, filtered by a PCL query; a bad key is named", async () => {
     const { projectDir, pulumiBin } = inject("e2e");
