@@ -33,7 +33,8 @@ drops what the engine did not record.
 Secret config never goes on a command line: --secret-env takes the value from the named environment
 variable, --secrets-file from a JSON object {"key": "value", ...} in a file only its owner can read (0600);
 --config refuses the settings that are credentials (${SECRET_SETTINGS.map((s) => `${CONFIG_NAMESPACE}:${s}`).join(", ")}),
-in any spelling (${CONFIG_NAMESPACE}:config:apiKey is the same key to Pulumi).
+in any spelling (${CONFIG_NAMESPACE}:config:apiKey is the same key to Pulumi), and a ${CONFIG_NAMESPACE}:baseUrl
+with a user name or password from any source (the engine would record it in the stack's state).
 Log verbosity above ${MAX_LOG_VERBOSITY} is capped: above it the CLI logs the Pulumi Cloud token.
 A backend URL with a password (user:password@, ?password=) is refused in --backend: --backend-env names
 the environment variable that holds it. A backend other than the runner's own folder and Pulumi Cloud needs
