@@ -202,7 +202,14 @@ async function stackFor(opts: RunOptions, workspace: LocalWorkspace, backendUrl:
     } catch (e) {
       if (!/no stack named/i.test(String((e as Error)?.message))) throw e;
     }
-    const stack = await Stack.create(opts.stackName, workspace);
+    let stack: Stack;
+    try {
+      stack = await Stack.create(opts.stackName, workspace);
+    } catch (e) {
+      // Another run created it in between: use it, as `createOrSelect` would.
+      if (!/already exists/i.test(String((e as Error)?.message))) throw e;
+      return Stack.select(opts.stackName, workspace);
+    }
     // The audit prints the runner's own commands only for the stacks the runner made (see audit-stacks.ts).
     await workspace.setTag(stack.name, RUNNER_STACK_TAG, "true");
     return stack;
