@@ -124,6 +124,18 @@ export function loadConfig(
       });
     }
   }
+  for (const key of Object.keys(CONFIG_FIELDS) as Array<keyof typeof CONFIG_FIELDS>) {
+    const structured = structuredText(get(key));
+    if (structured) {
+      // Pulumi hands a program and the dynamic provider a structured value (`pulumi config set --path
+      // 'remote-browser:apiKey.k' …`) as its JSON text; sent on, that text would be the bearer key.
+      throw new ConfigError(
+        `${label(key)} must be a ${CONFIG_FIELDS[key].type}, got ${structured} (set with \`pulumi config set --path\`?); ` +
+          `set the key itself: \`pulumi config set${"secret" in CONFIG_FIELDS[key] ? " --secret" : ""} ${CONFIG_NAMESPACE}:${key}\``,
+        { property: key },
+      );
+    }
+  }
   const apiKey = nonEmpty(get("apiKey")) ?? nonEmpty(env[ENV_API_KEY]);
   const explicitBaseUrl = nonEmpty(get("baseUrl")) ?? nonEmpty(env[ENV_BASE_URL]);
   if (explicitBaseUrl !== undefined) checkBaseUrl(explicitBaseUrl, apiKey !== undefined, label);
@@ -187,7 +199,7 @@ function checkBaseUrl(raw: string, withKey: boolean, label: SettingLabel): void 
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new ConfigError(`${where} must be an http(s) URL, e.g. https://api.example.com/v8`, { property: "baseUrl" });
   }
-  if (url.username || url.password) {
+  if (baseUrlHasCredentials(raw)) {
     throw new ConfigError(
       `${where} carries a user name or password: the key goes in ${label("apiKey")} (as a secret), never in the address. ` +
         "Remove them from the URL, and change that password: it may already be in a config file or a log",
@@ -203,6 +215,34 @@ function checkBaseUrl(raw: string, withKey: boolean, label: SettingLabel): void 
         "use https:// (plain http is allowed only for a loopback host such as the local emulator)",
       { property: "baseUrl" },
     );
+  }
+}
+
+/** "an object" or "a list" when `text` is the JSON text of one (as Pulumi passes structured config), else undefined. */
+function structuredText(text: string | undefined): string | undefined {
+  const t = text?.trim();
+  if (!t || !/^[[{]/.test(t)) return undefined;
+  try {
+    const v: unknown = JSON.parse(t);
+    if (Array.isArray(v)) return "a list";
+    return v !== null && typeof v === "object" ? "an object" : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a service address carries a user name or password (`https://user:pw@host/v8`): refused wherever it
+ * is read, and by the runner and the SDK before the stack's config is recorded anywhere.
+ */
+export function baseUrlHasCredentials(raw: string | undefined): boolean {
+  if (!raw) return false;
+  try {
+    const url = new URL(raw.trim());
+    return url.username !== "" || url.password !== "";
+  } catch {
+    // Not a URL to the parser; a user-info part is still recognisable.
+    return /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]*@/i.test(raw.trim());
   }
 }
 

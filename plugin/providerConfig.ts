@@ -49,6 +49,12 @@ export function isDefaultProvider(urn: string | undefined): boolean {
  * secrets whatever the program did, so that an explicit provider's state never holds them in plain text.
  * Messages name a setting as the user wrote it: the stack's config key for the default provider, the
  * provider's property for an explicit one. Warnings (unknown keys) are returned for the caller to show.
+ *
+ * No failure names a property: the engine prints a failure on a property together with that property's
+ * input value ("property baseUrl value {https://user:password@…} has a problem", `issueCheckFailures` in
+ * pulumi/pulumi), and a setting's value may be a password in the address, a key, or a key pasted into the
+ * wrong setting. A failure without a property is printed with its reason alone, and every reason names the
+ * setting in words.
  */
 export function checkConfig(
   news: Record<string, unknown>,
@@ -67,7 +73,7 @@ export function checkConfig(
       // Ignored as a setting, yet its value, a credential, sits wherever it was written (the engine does not say
       // whether it was a secret: CheckConfig receives every value in plain).
       failures.push({
-        property: name,
+        property: "",
         reason:
           `${where} is not a setting but a misspelling of ${credential}, a credential: ` +
           (stackConfig
@@ -82,7 +88,7 @@ export function checkConfig(
     loadConfig(settingsFrom(news, undefined, label), env, label);
   } catch (err) {
     if (!isProviderError(err)) throw err;
-    failures.push({ property: err.property ?? "", reason: err.message });
+    failures.push({ property: "", reason: err.message });
   }
   const secretKeys = Object.entries(CONFIG_FIELDS)
     .filter(([, f]) => (f as { secret?: boolean }).secret)
@@ -112,6 +118,45 @@ export function plainCredentialsIn(stackFileText: string): string[] {
     if (value !== "" && !value.startsWith("#") && !/^\{\s*secure\s*:/.test(value)) found.push(m[2]!);
   }
   return found;
+}
+
+/**
+ * The credentials set in a project's `config:` block (Pulumi.yaml), in any spelling and either form
+ * (`remote-browser:apiKey: <value>` or `remote-browser:apiKey: {value: <value>}`): that file is usually
+ * committed, and its values reach every stack of the project, and its history, in plain text.
+ */
+export function projectCredentialsIn(projectFileText: string): string[] {
+  const found: string[] = [];
+  let inConfig = false;
+  let indent: number | undefined;
+  for (const line of projectFileText.split(/\r?\n/)) {
+    if (/^\s*(#.*)?$/.test(line)) continue;
+    const depth = line.length - line.trimStart().length;
+    if (depth === 0) {
+      inConfig = /^config\s*:\s*(#.*)?$/.test(line);
+      indent = undefined;
+      continue;
+    }
+    if (!inConfig) continue;
+    indent ??= depth;
+    if (depth !== indent) continue;
+    const m = /^(["']?)([^"'\s#][^"'\s]*?)\1:(?:\s+(.*))?$/.exec(line.trim());
+    if (!m || !secretSettingOf(m[2]!)) continue;
+    if (/^\{\s*secure\s*:/.test((m[3] ?? "").trim())) continue;
+    found.push(m[2]!);
+  }
+  return found;
+}
+
+/** The warning for a credential in a project's config (Pulumi.yaml), naming the fix. */
+export function projectCredentialWarning(key: string): string {
+  const setting = secretSettingOf(key)!;
+  return (
+    `${key} is set in the project's config (the config: block of Pulumi.yaml), which holds no secrets: the file is usually ` +
+    "committed, and the value reaches every stack of the project and its update history in clear text. Remove it from " +
+    `Pulumi.yaml and set it per stack as a secret: \`pulumi config set --secret ${CONFIG_NAMESPACE}:${setting}\` (it reads the ` +
+    "value from standard input), or pass it in the environment instead; and change that key, it may be in the repository's history."
+  );
 }
 
 /** The warning for a credential written in plain stack config, naming the command that fixes it. */

@@ -6,7 +6,7 @@ import { interceptProviderService, pulumiModules } from "../core/sdkInternals";
 import { ProviderContext } from "../core/context";
 import { parseSessionsArgs, sessionsResult } from "../core/dataSources";
 import { invoke } from "./functions";
-import { checkConfig, diffConfig, isDefaultProvider, plainCredentialWarning, plainCredentialsIn, settingsFrom } from "./providerConfig";
+import { checkConfig, diffConfig, isDefaultProvider, plainCredentialWarning, plainCredentialsIn, projectCredentialWarning, projectCredentialsIn, settingsFrom } from "./providerConfig";
 import { pluginIdentity } from "./identity";
 import { isSecret } from "./secrets";
 import { BROWSER_SESSION, NativeBrowserSessions } from "./resource";
@@ -95,7 +95,10 @@ export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, ctx: Pr
     checkConfig: unary(async (req) => {
       const urn: string = req.getUrn();
       const { inputs, failures, warnings } = checkConfig(js(req.getNews()), process.env, urn);
-      if (isDefaultProvider(urn)) for (const key of plainCredentialsIn(stackConfigText(urn))) warnings.push(plainCredentialWarning(key));
+      if (isDefaultProvider(urn)) {
+        for (const key of plainCredentialsIn(stackConfigText(urn))) warnings.push(plainCredentialWarning(key));
+        for (const key of projectCredentialsIn(projectFileText())) warnings.push(projectCredentialWarning(key));
+      }
       for (const message of warnings) await warn(urn, message);
       const resp = new proto.CheckResponse();
       resp.setInputs(Struct.fromJavaScript(wire(inputs)));
@@ -216,6 +219,18 @@ function stackConfigText(urn: string, dir: string = process.cwd()): string {
   } catch {
     return "";
   }
+}
+
+/** The project's Pulumi.yaml in the engine's working folder (the program's), or "" when there is none. */
+function projectFileText(dir: string = process.cwd()): string {
+  for (const name of ["Pulumi.yaml", "Pulumi.yml"]) {
+    try {
+      return fs.readFileSync(path.join(dir, name), "utf8");
+    } catch {
+      // the other spelling, or none
+    }
+  }
+  return "";
 }
 
 /** A request's resource type: its `type` field where the engine sets it, else the URN's type part. */

@@ -1,4 +1,7 @@
 import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 
 /**
  * What the stacks of a backend record about sessions, read through the CLI (`pulumi stack ls --all`,
@@ -24,7 +27,15 @@ export interface PendingCreate {
 export interface StackSessions {
   recorded: RecordedSession[];
   pending: PendingCreate[];
+  /** Stacks whose state could not be read (the CLI failed, or the state is truncated or not JSON), with why. */
+  unreadable?: Array<{ stack: string; reason: string }>;
 }
+
+/**
+ * The stack tag the runner sets on each stack it creates: the audit prints the runner's own commands for a
+ * pending create only in such a stack, and the plain CLI's (which fit any program) everywhere.
+ */
+export const RUNNER_STACK_TAG = "pulumi-remote-browser-run";
 
 interface StateResource {
   urn?: string;
@@ -84,10 +95,62 @@ function cli(opts: CliOptions, args: string[]): Promise<string> {
   });
 }
 
-/** The fully qualified names (`org/project/stack`) of the backend's stacks, of the given projects or all. */
-export async function listStacks(opts: CliOptions, projects?: string[]): Promise<string[]> {
-  const listed = JSON.parse(await cli(opts, ["stack", "ls", "--all", "--json"])) as Array<{ name: string }>;
+/**
+ * The fully qualified names (`org/project/stack`) of the backend's stacks, of the given projects or all
+ * (`tag`: only those with that tag). Run in a project's folder, the CLI names that project's stacks by
+ * their short names, so `opts.cwd` must be a folder outside any project (see neutralFolder).
+ */
+export async function listStacks(opts: CliOptions, projects?: string[], tag?: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await cli(opts, ["stack", "ls", "--all", "--json", ...(tag ? ["--tag", tag] : [])]);
+  } catch (e) {
+    // The CLI lists a file backend's stacks by reading every one's state, and fails as a whole on one that is
+    // truncated or corrupt. The stacks are then taken from the backend's folder, and each read on its own.
+    const names = tag ? undefined : stacksInFileBackend(opts.env.PULUMI_BACKEND_URL);
+    if (!names) throw e;
+    return ofProjects(names, projects);
+  }
+  const listed = JSON.parse(text) as Array<{ name: string }>;
   return ofProjects(listed.map((s) => s.name), projects);
+}
+
+/**
+ * The stacks of a `file://` backend from its folder (`.pulumi/stacks/<project>/<stack>.json[.gz]`, or
+ * `.pulumi/stacks/<stack>.json` in the layout without projects), as the CLI names them; undefined for any
+ * other backend.
+ */
+export function stacksInFileBackend(backendUrl: string | undefined): string[] | undefined {
+  if (!backendUrl?.startsWith("file://")) return undefined;
+  let root = backendUrl.slice("file://".length).replace(/\?.*$/, "");
+  if (root.startsWith("~")) root = path.join(os.homedir(), root.slice(1));
+  const stacks = path.join(root, ".pulumi", "stacks");
+  const names = new Set<string>();
+  const stackName = (file: string) => /^(.+)\.json(\.gz)?$/.exec(file)?.[1];
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(stacks, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries) {
+    if (entry.isDirectory()) {
+      for (const file of fs.readdirSync(path.join(stacks, entry.name))) {
+        const name = stackName(file);
+        if (name) names.add(`organization/${entry.name}/${name}`);
+      }
+    } else {
+      const name = stackName(entry.name);
+      if (name) names.add(name);
+    }
+  }
+  return [...names].sort();
+}
+
+/** An empty folder of its own, outside any project, for the CLI's reads; `done` removes it. */
+export function neutralFolder(): { dir: string; done: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-audit-"));
+  return { dir, done: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** The stacks of the given projects; all of them without a project given. */
@@ -108,7 +171,15 @@ export async function readStacks(opts: CliOptions, stacks: string[], parallel = 
   const worker = async () => {
     while (next < stacks.length) {
       const stack = stacks[next++]!;
-      const found = sessionsOfExport(stack, JSON.parse(await cli(opts, ["stack", "export", "--stack", stack])));
+      let found: StackSessions;
+      try {
+        found = sessionsOfExport(stack, JSON.parse(await cli(opts, ["stack", "export", "--stack", stack])));
+      } catch (e) {
+        // One stack whose state is truncated or unreadable must not hide what every other stack records.
+        const reason = e instanceof SyntaxError ? "its state is not valid JSON (truncated or corrupt?)" : (e as Error).message.split("\n")[0]!;
+        (out.unreadable ??= []).push({ stack, reason });
+        continue;
+      }
       out.recorded.push(...found.recorded);
       out.pending.push(...found.pending);
     }

@@ -1,5 +1,6 @@
 import type { AuditReport, AuditRow, Holding } from "./audit";
 import type { PendingCreate } from "./audit-stacks";
+import { runnerCommand, shellQuote } from "./advice";
 import { projectOf } from "./audit-stacks";
 
 /** The audit as a person reads it: a table of the live sessions, the figures, and what to do about each finding. */
@@ -33,22 +34,58 @@ function table(header: string[], lines: string[][]): string {
   return [row(header), ...lines.map(row)].join("\n");
 }
 
-/** The runner commands that settle a pending create through its own stack (the recovery of a killed `up`). */
-export function recoveryCommands(p: PendingCreate, backend: string | undefined): string[] {
+/**
+ * Text from a stack's state or the service's list, made safe to print: anyone who can write a stack's state
+ * (a pull request's job can) chooses its URNs and inputs. Control characters (line breaks, ANSI escapes),
+ * Unicode line separators and direction overrides are shown escaped, and a `::` that would open the line is
+ * escaped too, so that no value can start a line of its own, recolour the terminal or issue a GitHub workflow
+ * command (`::error::`, `::add-mask::`).
+ */
+export function printable(text: string): string {
+  const escaped = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+  return escaped.replace(/^(\s*):/, "$1\\x3a");
+}
+
+/** Where the printed commands find the backend: a URL without a password, or the variable holding it. */
+export type BackendShown = { url: string } | { variable: string };
+
+/**
+ * The commands that settle a pending create (the recovery of a killed `up`). The plain CLI's fit any program
+ * (YAML, Python, Go, TypeScript), named by the stack's full name; the runner's are added for a stack the runner
+ * made (`runnerMade`), where its own passphrase handling and program apply.
+ */
+export function recoveryCommands(p: PendingCreate, backend: BackendShown | undefined, runnerMade = false): string[] {
+  const stack = shellQuote(p.stack);
+  const commands = [`pulumi cancel --yes --stack ${stack}`, `pulumi refresh --clear-pending-creates --yes --stack ${stack}`];
+  if (!runnerMade) return commands;
   const parts = p.stack.split("/");
-  const where = [...(projectOf(p.stack) ? ["--project", parts[1]!] : []), "--stack", parts[parts.length - 1]!, ...(backend ? ["--backend", shellQuote(backend)] : [])].join(" ");
+  const where = {
+    stack: parts[parts.length - 1]!,
+    project: projectOf(p.stack) || "<the stack's project>",
+    backend: backend === undefined ? undefined : "url" in backend ? `--backend ${backend.url}` : `--backend-env ${backend.variable}`,
+  };
   return [
-    `pulumi-remote-browser-run refresh --clear-pending-creates ${where}`,
-    `pulumi-remote-browser-run up --program <the stack's program> ${where}`,
+    ...commands,
+    `or, as the runner made this stack: ${runnerCommand("refresh", where, "--clear-pending-creates")}`,
+    `                            then ${runnerCommand("up", { ...where, program: "<the stack's program>" })}`,
   ];
 }
 
-function shellQuote(text: string): string {
-  if (/^\$[A-Z_]+$/.test(text)) return `"${text}"`;
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
-export function formatReport(report: AuditReport, opts: { backend?: string; orphanMinutes: number; calls: number }): string {
+export function formatReport(
+  report: AuditReport,
+  opts: {
+    backend?: BackendShown;
+    orphanMinutes: number;
+    calls: number;
+    /** The stacks the runner made (tagged RUNNER_STACK_TAG): their pending creates get the runner's commands too. */
+    runnerStacks?: ReadonlySet<string>;
+    /** Stacks whose state could not be read. */
+    unreadable?: Array<{ stack: string; reason: string }>;
+  },
+): string {
   const out: string[] = [];
   out.push(`Account audit: ${report.live} session(s) starting or running in the account; ${report.stacks} stack(s) read.`, "");
   if (report.rows.length) {
@@ -57,7 +94,7 @@ export function formatReport(report: AuditReport, opts: { backend?: string; orph
     out.push(
       table(
         ["SESSION (masked)", "BROWSER", "STATE", "AGE", "HELD BY"],
-        rows.map((r) => [r.session.maskedId, r.session.browserName, r.session.status, formatAge(r.ageMinutes), heldBy(r.holding)]),
+        rows.map((r) => [r.session.maskedId, r.session.browserName, r.session.status, formatAge(r.ageMinutes), heldBy(r.holding)].map(printable)),
       ),
       "",
     );
@@ -69,13 +106,19 @@ export function formatReport(report: AuditReport, opts: { backend?: string; orph
     `held by none and older than ${opts.orphanMinutes} min: ${report.heldByNoneTooOld}${report.unclear ? " (at least)" : ""}`,
     `service calls: ${opts.calls} (one list of the account's sessions${opts.calls > 1 ? ", one image list to name pending creates' browsers" : ""})`,
   );
+  if (opts.unreadable?.length) {
+    out.push("", `Stacks that could not be read (${opts.unreadable.length}): what they record is not counted, so a session one of them holds shows as held by none.`);
+    for (const u of opts.unreadable) out.push(`  ${printable(u.stack)}: ${printable(u.reason)}`);
+  }
   if (report.pendingCreates.length) {
-    out.push("", "Pending creates (an `up` killed before the engine recorded its create). A re-run adopts the session through its idempotency key;");
-    out.push("when no update of the stack is running, run from the stack's work folder, with its secrets as for any run:");
+    const login = opts.backend === undefined ? "" : "url" in opts.backend ? ` (pulumi login ${opts.backend.url})` : ` ($${opts.backend.variable})`;
+    out.push("", "Pending creates (an `up` killed before the engine recorded its create). A re-run adopts the session through its idempotency key.");
+    out.push(`When no update of the stack is running, run in the program's folder, with the CLI on the same backend${login} and the`);
+    out.push("stack's passphrase; then `pulumi up` of the stack's program:");
     for (const p of report.pendingCreates) {
-      out.push(`  ${p.stack}  ${p.urn}${p.browser ? `  (browser ${p.browser})` : ""}`);
-      for (const c of recoveryCommands(p, opts.backend)) out.push(`    ${c}`);
-      out.push("    then `destroy` with the same arguments ends it, if the stack should not keep it.");
+      out.push(`  ${printable(p.stack)}  ${printable(p.urn)}${p.browser ? `  (browser ${printable(p.browser)})` : ""}`);
+      for (const c of recoveryCommands(p, opts.backend, opts.runnerStacks?.has(p.stack))) out.push(`    ${printable(c)}`);
+      out.push("    then `pulumi destroy` of the stack ends it, if the stack should not keep it.");
     }
   }
   const orphans = report.rows.filter((r) => r.holding.kind === "none" || r.holding.kind === "unclear");
@@ -88,7 +131,7 @@ export function formatReport(report: AuditReport, opts: { backend?: string; orph
     );
     for (const r of orphans) {
       const loc = r.session.locationApplied === false ? `, location not applied (${r.session.locationReason ?? "unknown"})` : "";
-      out.push(`  ${r.session.maskedId}  ${r.session.browserName}, ${r.session.status}, started ${r.session.created} (${formatAge(r.ageMinutes)} ago)${loc}`);
+      out.push(printable(`  ${r.session.maskedId}  ${r.session.browserName}, ${r.session.status}, started ${r.session.created} (${formatAge(r.ageMinutes)} ago)${loc}`));
     }
   }
   return `${out.join("\n")}\n`;

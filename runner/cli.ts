@@ -2,16 +2,19 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import type { ConfigMap, OutputMap } from "@pulumi/pulumi/automation";
-import { CONFIG_NAMESPACE, SECRET_SETTINGS, secretSettingOf } from "../core/config";
+import type { OutputMap } from "@pulumi/pulumi/automation";
+import { CONFIG_NAMESPACE, SECRET_SETTINGS } from "../core/config";
 import { Action, MAX_LOG_VERBOSITY, linkThisPackage, loadProgram, runProgram } from "./index";
 import { auditMain } from "./audit-cli";
 import { INTERRUPTED_EXIT_CODE, Interrupted, interruptible } from "./interrupt";
-import { readSecretsFile } from "./secrets-file";
+import { runnerCommand } from "./advice";
+import { backendArg } from "./backend-arg";
+import { refuseForeignProjectFile } from "./project-file";
+import { configFromArgs } from "./config-args";
 import { UsageError } from "./usage";
 
 const USAGE = `usage: pulumi-remote-browser-run <up|preview|refresh|destroy|rm|outputs|cancel> --program <module> --stack <name>
-       [--project <name>] [--work-dir <dir>] [--backend <url>] [--config key=value]...
+       [--project <name>] [--work-dir <dir>] [--backend <url> | --backend-env <VAR>] [--config key=value]...
        [--clear-pending-creates (refresh: after a killed up)]
        [--secret-env key=ENV_VAR]... [--secrets-file <file.json>]
        [--expect-no-changes] [--show-secrets] [--json] [--outputs-file <path>] [--events-file <path>]
@@ -30,10 +33,13 @@ drops what the engine did not record.
 Secret config never goes on a command line: --secret-env takes the value from the named environment
 variable, --secrets-file from a JSON object {"key": "value", ...} in a file only its owner can read (0600);
 --config refuses the settings that are credentials (${SECRET_SETTINGS.map((s) => `${CONFIG_NAMESPACE}:${s}`).join(", ")}),
-in any spelling (${CONFIG_NAMESPACE}:config:apiKey is the same key to Pulumi).
+in any spelling (${CONFIG_NAMESPACE}:config:apiKey is the same key to Pulumi), and a ${CONFIG_NAMESPACE}:baseUrl
+with a user name or password from any source (the engine would record it in the stack's state).
 Log verbosity above ${MAX_LOG_VERBOSITY} is capped: above it the CLI logs the Pulumi Cloud token.
-A backend other than the runner's own folder and Pulumi Cloud needs PULUMI_CONFIG_PASSPHRASE (or
-PULUMI_CONFIG_PASSPHRASE_FILE).`;
+A backend URL with a password (user:password@, ?password=) is refused in --backend: --backend-env names
+the environment variable that holds it. A backend other than the runner's own folder and Pulumi Cloud needs
+PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE). The runner refuses a work folder whose
+Pulumi.yaml it did not write, rather than replace it.`;
 
 const ACTIONS: readonly Action[] = ["up", "preview", "refresh", "destroy", "rm", "outputs", "cancel"];
 
@@ -48,6 +54,7 @@ async function main(argv: string[]): Promise<number> {
       project: { type: "string" },
       "work-dir": { type: "string" },
       backend: { type: "string" },
+      "backend-env": { type: "string" },
       config: { type: "string", multiple: true },
       secret: { type: "string", multiple: true },
       "secret-env": { type: "string", multiple: true },
@@ -68,50 +75,23 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
+  const backend = backendArg(values);
   if (values["clear-pending-creates"] && action !== "refresh") throw new UsageError(`--clear-pending-creates belongs to refresh, not ${action}`);
   const programPath = values.program ? path.resolve(values.program) : undefined;
   const projectName = values.project ?? (programPath ? path.basename(path.dirname(programPath)) : "project");
-  if (values.secret?.length) {
-    // The value is in this process's argv already, readable by any local user: refuse rather than use it.
-    throw new UsageError(
-      "--secret key=value puts the secret on the command line, where any local user can read it; " +
-        "use --secret-env key=ENV_VAR (the value in an environment variable) or --secrets-file <file.json> " +
-        '(a 0600 file holding {"key": "value"}) instead',
-    );
-  }
-  const config: ConfigMap = {};
-  for (const pair of values.config ?? []) {
-    const [key, value] = splitPair("--config", pair);
-    if (secretSettingOf(key)) {
-      // As for --secret: the value is in this process's argv already, and it would be stored in clear text.
-      throw new UsageError(
-        `--config ${key}=... puts a credential on the command line, where any local user can read it, and in the ` +
-          `stack's config in clear text; use --secret-env ${key}=ENV_VAR or --secrets-file <file.json> instead`,
-      );
-    }
-    config[key] = { value, secret: false };
-  }
-  for (const pair of values["secret-env"] ?? []) {
-    const [key, name] = splitPair("--secret-env", pair);
-    const value = process.env[name];
-    if (!value) throw new UsageError(`--secret-env ${key}=${name}: the environment variable ${name} is not set or empty`);
-    config[key] = { value, secret: true };
-  }
-  if (values["secrets-file"]) {
-    for (const [key, value] of Object.entries(readSecretsFile(values["secrets-file"]))) config[key] = { value, secret: true };
-  }
+  const config = configFromArgs(values);
   const workDir = path.resolve(values["work-dir"] ?? process.cwd());
+  // Before anything is written to the folder (the package link, the project file).
+  refuseForeignProjectFile(workDir);
   // The program may require this package by name; make it resolvable before loading the program.
   linkThisPackage(workDir);
   const stackName = values.stack;
   const eventsFile = values["events-file"];
   if (eventsFile) writePrivate(eventsFile, "");
-  // The advice after a Ctrl-C repeats this command line without its secrets: a backend URL may hold a password.
+  // The advice after a Ctrl-C repeats this command line without its secrets, and with the project even when
+  // it was derived from the program's folder.
   const next = (again: string, extra?: string) =>
-    ["pulumi-remote-browser-run", again, ...(values.program && needsProgram(again as Action) ? ["--program", values.program] : []), "--stack", stackName]
-      .concat(values.project ? ["--project", values.project] : [], values["work-dir"] ? ["--work-dir", values["work-dir"]] : [])
-      .concat(values.backend ? ["--backend", "<the same backend>"] : [], extra ? [extra] : [])
-      .join(" ");
+    runnerCommand(again, { program: values.program, stack: stackName, project: projectName, workDir: values["work-dir"], backend: backend.shown }, extra);
   const result = await interruptible(action, next, (signal) => runProgram({
     signal,
     action,
@@ -119,7 +99,7 @@ async function main(argv: string[]): Promise<number> {
     projectName,
     stackName,
     workDir,
-    backendUrl: values.backend,
+    backendUrl: backend.url,
     config,
     expectNoChanges: values["expect-no-changes"],
     clearPendingCreates: values["clear-pending-creates"],
@@ -132,12 +112,6 @@ async function main(argv: string[]): Promise<number> {
   if (values["outputs-file"]) writePrivate(values["outputs-file"], JSON.stringify({ outputs: shown, changes: result.changes }, null, 2));
   printOutputs(shown, !!values.json);
   return 0;
-}
-
-function splitPair(flag: string, pair: string): [string, string] {
-  const eq = pair.indexOf("=");
-  if (eq <= 0) throw new UsageError(`${flag} takes key=value, got "${pair}"`);
-  return [pair.slice(0, eq), pair.slice(eq + 1)];
 }
 
 function verbosity(text: string): number {

@@ -14,11 +14,14 @@ import { outputsOfExportText } from "./outputs";
 import { engineEnvironment, findPulumiBin } from "./environment";
 import { enterPrivateTmp } from "./private-tmp";
 import { defaultStateDir } from "./state-dir";
+import { RUNNER_STACK_TAG } from "./audit-stacks";
+import { refuseForeignProjectFile } from "./project-file";
 import { credentialsOf, lineRedactingSink, redactError, redactor, secretsOfEnvironment } from "./redact";
 
 export { engineEnvironment, findPulumiBin } from "./environment";
 export { PassphraseMissingError, isServiceBackend, resolvePassphrase } from "./passphrase";
 export { defaultStateDir } from "./state-dir";
+export { ForeignProjectError } from "./project-file";
 
 export type Action = "up" | "preview" | "refresh" | "destroy" | "rm" | "outputs" | "cancel";
 
@@ -94,6 +97,7 @@ export interface RunResult {
 
 /** Runs one engine action for an inline program and returns its outputs; throws with the engine's message. */
 export async function runProgram(opts: RunOptions): Promise<RunResult> {
+  refuseForeignProjectFile(opts.workDir);
   fs.mkdirSync(opts.workDir, { recursive: true });
   linkThisPackage(opts.workDir);
   const stateDir = opts.stateDir ?? defaultStateDir(opts.workDir);
@@ -192,7 +196,24 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
  * real stack's sessions run on.
  */
 async function stackFor(opts: RunOptions, workspace: LocalWorkspace, backendUrl: string | undefined): Promise<Stack> {
-  if (opts.action === "up" || opts.action === "preview") return Stack.createOrSelect(opts.stackName, workspace);
+  if (opts.action === "up" || opts.action === "preview") {
+    try {
+      return await Stack.select(opts.stackName, workspace);
+    } catch (e) {
+      if (!/no stack named/i.test(String((e as Error)?.message))) throw e;
+    }
+    let stack: Stack;
+    try {
+      stack = await Stack.create(opts.stackName, workspace);
+    } catch (e) {
+      // Another run created it in between: use it, as `createOrSelect` would.
+      if (!/already exists/i.test(String((e as Error)?.message))) throw e;
+      return Stack.select(opts.stackName, workspace);
+    }
+    // The audit prints the runner's own commands only for the stacks the runner made (see audit-stacks.ts).
+    await workspace.setTag(stack.name, RUNNER_STACK_TAG, "true");
+    return stack;
+  }
   try {
     return await Stack.select(opts.stackName, workspace);
   } catch (e) {

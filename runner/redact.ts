@@ -10,6 +10,10 @@ import { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX } from "../core/keys";
  * a derived idempotency key (with the API key it replays its session's create, share link and all) or a
  * Pulumi access token, and the password of any URL (a backend URL such as postgres://user:password@host/db).
  */
+/** Query parameters of connection URLs that carry a password (libpq's, MySQL's, and common spellings). */
+const PASSWORD_PARAMS = /[a-z_]*pass(?:word|wd|phrase)?|pwd|secret|token|sslkey_?password/;
+const PASSWORD_PARAM = new RegExp(`^(?:${PASSWORD_PARAMS.source})$`, "i");
+
 const SECRET_SIG = "4dabf18193072939515e22adb298388d,,,1b47061264138c4ac30d75fd1eb44270,value,,,";
 const PATTERNS: Array<[RegExp, string]> = [
   [/\{&\{\{[^{}]*\}\}\}/g, "{&{{[secret]}}}"],
@@ -21,6 +25,8 @@ const PATTERNS: Array<[RegExp, string]> = [
   [/\bpul-[0-9a-f]{40}\b/g, "pul-[secret]"],
   // The password of a URL's user info: scheme://user:password@host.
   [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)[^\s@/]+@/gi, "$1[secret]@"],
+  // A password in a URL's query or a connection string (postgres://u@host/db?password=…, sslpassword=…).
+  [new RegExp(`([?&;\\s](?:${PASSWORD_PARAMS.source})=)[^&;\\s'"]*`, "gi"), "$1[secret]"],
 ];
 
 /** Names of environment variables whose values are taken for secrets (PULUMI_ACCESS_TOKEN, *_API_KEY, ...). */
@@ -61,19 +67,33 @@ export function lineRedactingSink(sink: (text: string) => void, redact: (text: s
   };
 }
 
-/** The password of a URL's user info, as written and decoded, to redact wherever it appears on its own. */
+/**
+ * The passwords of a URL -- its user info's, and any query parameter that carries one (`password=`,
+ * `sslpassword=`, ...) -- as written and decoded, to redact wherever they appear on their own.
+ */
 export function credentialsOf(url: string | undefined): string[] {
   if (!url) return [];
+  const found: string[] = [];
   const m = /^[a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:([^\s@/]+)@/i.exec(url);
-  if (!m) return [];
-  let decoded = m[1]!;
-  try {
-    decoded = decodeURIComponent(m[1]!);
-  } catch {
-    // not percent-encoded after all
+  if (m) found.push(m[1]!);
+  const query = url.indexOf("?");
+  if (query >= 0) {
+    for (const pair of url.slice(query + 1).split(/[&;]/)) {
+      const eq = pair.indexOf("=");
+      if (eq > 0 && PASSWORD_PARAM.test(pair.slice(0, eq)) && eq < pair.length - 1) found.push(pair.slice(eq + 1).replace(/#.*$/, ""));
+    }
   }
-  return [m[1]!, decoded];
+  return found.flatMap((raw) => {
+    let decoded = raw;
+    try {
+      decoded = decodeURIComponent(raw.replace(/\+/g, " "));
+    } catch {
+      // not percent-encoded after all
+    }
+    return decoded === raw ? [raw] : [raw, decoded];
+  });
 }
+
 
 /**
  * Redacts an error before it is passed on: its message and stack, the text fields the runner and the CLI

@@ -6,7 +6,8 @@
  *   npm run demo                      everything, then tear down
  *   npm run demo -- --show-secrets    also print the share links (they are passwords to the sessions)
  *   npm run demo -- --keep            leave the sessions and the emulator up until Ctrl-C, to open the viewer
- *   npm run demo -- --backend <url>   keep the stack's state there (e.g. postgres://… from scripts/postgres.sh);
+ *   npm run demo -- --backend <url>   keep the stack's state there (e.g. postgres://… from scripts/postgres.sh;
+ *                                     a URL with a password: --backend-env <VAR>, the variable holding it);
  *                                     needs PULUMI_CONFIG_PASSPHRASE (or _FILE): the runner has none of its own
  *   npm run demo -- --state-dir <dir> the stack's working folder (default .work/demo)
  *
@@ -16,6 +17,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { startEmulator } from "../emulator";
 import { runProgram } from "../runner";
+import { backendArg } from "../runner/backend-arg";
 
 const { values } = parseArgs({
   options: {
@@ -24,11 +26,14 @@ const { values } = parseArgs({
     port: { type: "string" },
     "prep-ms": { type: "string" },
     backend: { type: "string" },
+    "backend-env": { type: "string" },
     "state-dir": { type: "string" },
   },
 });
 
 const root = path.resolve(__dirname, "..", "..");
+// A URL with a password is refused on the command line, as the runner refuses it: --backend-env names its variable.
+const backend = backendArg(values);
 const say = (s = "") => process.stdout.write(`${s}\n`);
 const heading = (s: string) => say(`\n=== ${s} ===`);
 
@@ -40,14 +45,14 @@ async function main(): Promise<void> {
   heading("emulator");
   say(`API base URL: ${emulator.apiBaseUrl}`);
   say(`Share base:   ${emulator.shareBase}`);
-  if (values.backend) say(`Backend:      ${values.backend.replace(/\/\/[^@/]*@/, "//…@")}`);
+  if (backend.url) say(`Backend:      ${backend.url.replace(/\/\/[^@/]*@/, "//…@").replace(/([?&]\w*pass\w*=)[^&]*/gi, "$1…")}`);
 
   const common = {
     program: require(path.join(root, "dist", "examples", "demo", "index.js")),
     projectName: "remote-browser-demo",
     stackName: "demo",
     workDir: path.resolve(root, values["state-dir"] ?? path.join(".work", "demo")),
-    backendUrl: values.backend,
+    backendUrl: backend.url,
     config: {
       "remote-browser:baseUrl": { value: emulator.apiBaseUrl },
       "remote-browser:apiKey": { value: emulator.apiKey, secret: true },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_BASE_URL, loadConfig, secretSettingOf } from "../../core/config";
+import { DEFAULT_BASE_URL, baseUrlHasCredentials, loadConfig, secretSettingOf } from "../../core/config";
 import * as entry from "../../dynamic";
 import { thrown, useEmulator } from "../helpers/emulator";
 
@@ -74,6 +74,45 @@ describe("loadConfig", () => {
     expect(err.code).toBe("configuration");
     expect(err.message).toBe('remote-browser:apiVersion must be "v8" or "v7" (the value given is neither; it is not repeated here)');
     expect(() => loadConfig(from({}), { REMOTE_BROWSER_API_VERSION: "8" })).toThrow(/remote-browser:apiVersion/);
+  });
+});
+
+describe("structured values (`pulumi config set --path`), as a program and the dynamic provider receive them: JSON text", () => {
+  it("refuses an object or list as apiKey, never sending its text as the bearer key, and without repeating it", () => {
+    for (const [text, what] of [['{"k":"rb_live_in_an_object_0123"}', "an object"], ['["rb_live_in_a_list_0123"]', "a list"]] as const) {
+      const err = (() => {
+        try {
+          loadConfig(from({ apiKey: text, baseUrl: "https://api.example.invalid/v8" }), {});
+        } catch (e) {
+          return e as Error & { code?: string };
+        }
+        throw new Error("expected loadConfig to throw");
+      })();
+      expect(err.code).toBe("configuration");
+      expect(err.message).toContain(`remote-browser:apiKey must be a string, got ${what}`);
+      expect(err.message).toContain("`pulumi config set --secret remote-browser:apiKey`");
+      expect(err.message).not.toContain("rb_live");
+    }
+    // A key that merely contains braces is still a key.
+    expect(loadConfig(from({ apiKey: "rb_{not_json", baseUrl: "https://api.example.invalid/v8" }), {}).apiKey).toBe("rb_{not_json");
+  });
+
+  it("refuses one through the dynamic provider's configure as well", async () => {
+    const config: Record<string, string> = { "remote-browser:apiKey": '{"k":"rb_live_in_an_object_0123"}', "remote-browser:baseUrl": t.emu.apiBaseUrl };
+    const err = await thrown(() => entry.configure({ config: { get: (key: string) => config[key] } }));
+    expect(err.message).toMatch(/remote-browser:apiKey must be a string, got an object/);
+    expect(t.requests()).toHaveLength(0);
+  });
+});
+
+describe("baseUrlHasCredentials", () => {
+  it("sees a user name or a password in the address, also where the URL does not parse", () => {
+    expect(baseUrlHasCredentials("https://user:pw@api.example.com/v8")).toBe(true);
+    expect(baseUrlHasCredentials("https://user@api.example.com/v8")).toBe(true);
+    expect(baseUrlHasCredentials("https://us er:p w@api.example.com/v8")).toBe(true);
+    expect(baseUrlHasCredentials("https://api.example.com/v8")).toBe(false);
+    expect(baseUrlHasCredentials("https://api.example.com/v8/a@b")).toBe(false);
+    expect(baseUrlHasCredentials(undefined)).toBe(false);
   });
 });
 

@@ -265,4 +265,20 @@ describe("ids the dynamic resource hands over", () => {
     expect(t.emu.control.books().removeCalls).toBe(0);
     expect(t.emu.control.sessions()).toEqual([]);
   });
+  it("refuses a masked id (as the service lists sessions) for an import, a refresh and a destroy, saying what it is, and calls the service for none", async () => {
+    const { id } = await created();
+    t.emu.control.clearRequests();
+    const masked = `${id.slice(0, 4)}****${id.slice(-4)}`;
+    const provider = t.provider();
+    for (const attempt of [
+      () => provider.create({ ...INPUTS, __adoptVmId: masked }),
+      () => provider.read(masked, { vmId: masked, owner: "o", apiVersion: "v8" }),
+      () => provider.delete(masked, { vmId: masked, apiVersion: "v8" }),
+    ]) {
+      const err = await thrown(attempt);
+      expect(err.code).toBe("validation");
+      expect(err.message).toMatch(/is a masked id: the service's list of the account's sessions .* hides part of each id .*cannot address a session/);
+    }
+    expect(t.requests()).toHaveLength(0);
+  });
 });

@@ -25,7 +25,7 @@ afterAll(() => postgres?.stop());
 const BROWSER = { held: "firefox", pending: "chrome", forced: "edge", byHand: "brave" } as const;
 
 /** Runs `pulumi-remote-browser-run audit` of the installed package, as the sweep workflow does. */
-function audit(emu: Emulator, backendUrl: string, dir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function audit(emu: Emulator, backendUrl: string, dir: string, opts: { cwd?: string; args?: string[] } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { projectDir, pulumiBin } = inject("e2e");
   const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
   fs.mkdirSync(dir, { recursive: true });
@@ -38,7 +38,7 @@ function audit(emu: Emulator, backendUrl: string, dir: string): Promise<{ code: 
     REMOTE_BROWSER_BASE_URL: emu.apiBaseUrl,
   };
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [runner, "audit", "--orphan-minutes", "0", "--work-dir", dir], { cwd: dir, env });
+    const child = spawn(process.execPath, [runner, "audit", "--orphan-minutes", "0", ...(opts.cwd ? [] : ["--work-dir", dir]), ...(opts.args ?? [])], { cwd: opts.cwd ?? dir, env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -109,18 +109,27 @@ async function scenario(backend: "file" | "postgres"): Promise<void> {
           expect([after.createCalls, after.removeCalls, after.started]).toEqual([before.createCalls, before.removeCalls, before.started]);
           expect(control.requests().map((r) => r.operation).sort()).toEqual(["image", "list"]);
 
-          // The printed commands, followed for the pending create's stack.
-          const printed = first.stdout.split("\n").map((l) => l.trim()).filter((l) => l.startsWith("pulumi-remote-browser-run"));
-          expect(printed).toEqual([
-            `pulumi-remote-browser-run refresh --clear-pending-creates --project e2e --stack ${pending.name} --backend "$PULUMI_BACKEND_URL"`,
-            `pulumi-remote-browser-run up --program <the stack's program> --project e2e --stack ${pending.name} --backend "$PULUMI_BACKEND_URL"`,
-          ]);
+          // The printed commands: the plain CLI's, which fit any program, and the runner's too, since the runner
+          // made the stack. The plain ones are followed, as printed, in the program's folder.
+          const lines = first.stdout.split("\n").map((l) => l.trim());
+          const fq = `${org}/${pending.name}`;
+          const plain = [`pulumi cancel --yes --stack ${fq}`, `pulumi refresh --clear-pending-creates --yes --stack ${fq}`];
+          for (const command of plain) expect(lines).toContain(command);
+          expect(lines).toContain(
+            `or, as the runner made this stack: pulumi-remote-browser-run refresh --stack ${pending.name} --project e2e --backend-env PULUMI_BACKEND_URL --clear-pending-creates`,
+          );
+          // The backend is named by its variable, never by its value (a PostgreSQL URL may hold a password).
+          expect(first.stdout).not.toContain(backendUrl);
           control.preparation({ paused: false });
-          await pending.run("refresh", { extraArgs: ["--clear-pending-creates"] });
+          for (const command of plain) {
+            const done = await pending.cli(command.split(" ").slice(1));
+            expect(done.code, `${command}: ${done.stderr}`).toBe(0);
+          }
           const adopted = await pending.run("up", { config: { browsers: BROWSER.pending } });
           expect((adopted.outputs.vmIds as Record<string, string>)[BROWSER.pending]).toBe(vmIdOf(BROWSER.pending));
 
-          const second = await audit(emu, backendUrl, path.join(base, "audit"));
+          // Run inside a project's folder (where `pulumi stack ls` gives short names), for that project.
+          const second = await audit(emu, backendUrl, path.join(base, "audit"), { cwd: held.workDir, args: ["--project", "e2e"] });
           expect(second.code, second.stderr + second.stdout).toBe(3);
           expect(rowOf(second.stdout, vmIdOf(BROWSER.pending))).toMatch(new RegExp(`Google Chrome\\s+running\\s+\\S+\\s+stack ${org}/${pending.name}$`));
           expect(second.stdout).not.toContain("pending create in");
@@ -146,6 +155,53 @@ async function scenario(backend: "file" | "postgres"): Promise<void> {
 describe.concurrent("the account audit", () => {
   it("on a file backend names the held, pending and held-by-none sessions, and the printed command settles the pending one", () => scenario("file"));
   it("on a PostgreSQL backend does the same", () => scenario("postgres"));
+});
+
+describe("the audit on stacks whose state it cannot trust", () => {
+  it("escapes what a stack's state says, and names a truncated stack as unreadable while reading the others", async () => {
+    const { projectDir } = inject("e2e");
+    const base = path.join(projectDir, "stacks", `audit-state-${process.pid}`);
+    const backendUrl = `file://${path.join(base, "backend")}`;
+    fs.mkdirSync(path.join(base, "backend"), { recursive: true });
+    const emu = await startEmulator({ prepMs: 50 });
+    const opts = { sharedEmulator: emu, backendUrl, destroy: false };
+    try {
+      await withStack("sessions.js", async (crafted: E2EStack) => {
+        await withStack("sessions.js", async (broken: E2EStack) => {
+          await crafted.run("up", { config: { browsers: "chrome" } });
+          await broken.run("up", { config: { browsers: "firefox" } });
+          const stackFile = (s: E2EStack) => path.join(base, "backend", ".pulumi", "stacks", "e2e", `${s.name}.json`);
+          // Anyone who can write the backend (a pull request's job can) chooses what the state says.
+          const state = JSON.parse(fs.readFileSync(stackFile(crafted), "utf8"));
+          state.checkpoint.latest.pending_operations = [
+            {
+              type: "creating",
+              resource: {
+                urn: `urn:pulumi:${crafted.name}::e2e::remote-browser:index:BrowserSession::x\n::error::injected\u001b[31m`,
+                type: "remote-browser:index:BrowserSession",
+                inputs: { browser: "edge\r\n::add-mask::x" },
+              },
+            },
+          ];
+          fs.writeFileSync(stackFile(crafted), JSON.stringify(state));
+          const text = fs.readFileSync(stackFile(broken), "utf8");
+          fs.writeFileSync(stackFile(broken), text.slice(0, Math.floor(text.length / 2)));
+
+          const result = await audit(emu, backendUrl, path.join(base, "audit"));
+          expect(result.code, result.stderr + result.stdout).toBe(3);
+          expect(result.stdout).toMatch(new RegExp(`Stacks that could not be read \\(1\\): .*\\n {2}organization/e2e/${broken.name}: `));
+          expect(result.stdout).toMatch(new RegExp(`Google Chrome\\s+running\\s+\\S+\\s+stack organization/e2e/${crafted.name}$`, "m"));
+          for (const line of result.stdout.split("\n")) expect(line.trimStart(), line).not.toMatch(/^::/);
+          expect(result.stdout).not.toMatch(/[\u001b\r]/);
+          expect(result.stdout).toContain("BrowserSession::x\\x0a::error::injected\\x1b[31m");
+          expect(result.stdout).toContain("(browser edge\\x0d\\x0a::add-mask::x)");
+        }, { ...opts, name: "broken" });
+      }, { ...opts, name: "crafted" });
+    } finally {
+      await emu.close();
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("pulumi do list (the engine's List call, experimental in CLI 3.248.0)", () => {

@@ -19,7 +19,7 @@ export interface E2EStack {
   run(action: string, opts?: RunOpts): Promise<RunResult>;
   /** Starts the runner without waiting (to kill it half-way). */
   start(action: string, opts?: RunOpts): RunningProcess;
-  /** Runs the plain CLI in the stack's folder with the stack's environment; `input` is its standard input. */
+  /** Runs the plain CLI in the stack's folder with the stack's environment (`--stack` added unless given); `input` is its standard input. */
   cli(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }>;
   /** `pulumi stack export` as text. */
   exportState(): Promise<string>;
@@ -37,6 +37,8 @@ export interface RunOpts {
   /** Default: the emulator's v8 base URL; "" configures none. */
   baseUrl?: string;
   extraArgs?: string[];
+  /** The runner's --project; null gives none (the runner then names the project after the program's folder, `programs`). Default: e2e. */
+  project?: string | null;
   /** Extra options for the node process of the runner (e.g. `-r` a preload). */
   nodeArgs?: string[];
 }
@@ -130,7 +132,8 @@ export async function withStack(
   };
 
   const argsFor = (action: string, o: RunOpts, outFile: string, settings: ReturnType<typeof settingsFor>) => {
-    const args = [runner, action, "--stack", name, "--project", "e2e", "--work-dir", workDir, "--outputs-file", outFile];
+    const project = o.project === undefined ? "e2e" : o.project;
+    const args = [runner, action, "--stack", name, ...(project === null ? [] : ["--project", project]), "--work-dir", workDir, "--outputs-file", outFile];
     if (opts.backendUrl) args.push("--backend", opts.backendUrl);
     if (action === "up" || action === "preview") args.push("--program", o.program ? path.join(workDir, "programs", o.program) : programPath);
     if (settings.baseUrl) args.push("--config", `remote-browser:baseUrl=${settings.baseUrl}`);
@@ -165,7 +168,8 @@ export async function withStack(
 
   const cli = (args: string[], input?: string) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(pulumiBin, [...args, "--stack", name, "--non-interactive"], { cwd: workDir, env });
+      // A command that names its stack itself (fully qualified, as the audit prints them) keeps that name.
+      const child = spawn(pulumiBin, [...args, ...(args.includes("--stack") ? [] : ["--stack", name]), "--non-interactive"], { cwd: workDir, env });
       child.stdin.on("error", () => undefined);
       child.stdin.end(input ?? "");
       let stdout = "";

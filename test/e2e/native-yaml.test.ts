@@ -334,7 +334,7 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     await cli.clean(["preview"]);
   });
 
-  it("a bad setting of the explicit provider is refused at preview by CheckConfig, naming the property", async () => {
+  it("a bad setting of the explicit provider is refused at preview by CheckConfig, naming the setting but never printing its value", async () => {
     const account = newAccount(emulator);
     const cli = await stackOf("provider-settings", "bad-settings");
     await setSecret(cli, "remote-browser:apiKey", account.apiKey);
@@ -343,16 +343,39 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
 
     await cli.clean(["config", "set", "secondApiVersion", "v9"]);
     const version = await cli.fails(["preview"]);
-    expect(text(version)).toMatch(/providers:remote-browser \(second\):\s+error: .*property apiVersion .*the provider's apiVersion must be "v8" or "v7" \(the value given is neither; it is not repeated here\)/);
+    expect(text(version)).toMatch(/providers:remote-browser \(second\):\s+error: .*the provider's apiVersion must be "v8" or "v7" \(the value given is neither; it is not repeated here\)/);
+    // The engine prints a failure on a property with that property's value: a key pasted there would show.
+    expect(text(version)).not.toContain("v9");
 
     await cli.clean(["config", "set", "secondApiVersion", "v8"]);
     await cli.clean(["config", "set", "secondRequestTimeoutSeconds", "900"]);
     const timeout = await cli.fails(["preview"]);
-    expect(text(timeout)).toMatch(/providers:remote-browser \(second\):\s+error: .*property requestTimeoutSeconds .*the provider's requestTimeoutSeconds must be a number of seconds from 0\.1 to 300, got 900/);
+    expect(text(timeout)).toMatch(/providers:remote-browser \(second\):\s+error: .*the provider's requestTimeoutSeconds must be a number of seconds from 0\.1 to 300, got 900/);
+    expect(text(timeout)).not.toMatch(/property requestTimeoutSeconds value/);
+
+    // A password in the address: refused, and printed nowhere -- not by the provider, not by the engine (which
+    // printed `property baseUrl value {https://someone:pw@…} has a problem`), not in the state or its backups.
+    await cli.clean(["config", "set", "secondRequestTimeoutSeconds", "30"]);
+    const password = `pw-${Math.random().toString(36).slice(2)}-hunter2`;
+    await cli.clean(["config", "set", "secondBaseUrl", emulator.apiBaseUrl.replace("://", `://someone:${password}@`)]);
+    const credentials = await cli.fails(["preview"]);
+    expect(text(credentials)).toMatch(/providers:remote-browser \(second\):\s+error: .*the provider's baseUrl \(or REMOTE_BROWSER_BASE_URL\) carries a user name or password/);
+    const up = await cli.fails(["up", "--yes"]);
+    for (const where of [text(credentials), text(up), filesText(cli.stateDir)]) expect(where.includes(password), "the password is printed or stored").toBe(false);
     expect(accountBooks(emulator, account.accountId).started).toBe(0);
+    await cli.clean(["config", "set", "secondBaseUrl", emulator.apiBaseUrl]);
 
     // The control: with settings in range the same program previews clean.
     await cli.clean(["config", "set", "secondRequestTimeoutSeconds", "30"]);
     await cli.clean(["preview"]);
+
+    // A key in the project's config (Pulumi.yaml, usually committed) is warned about, by name, never by value.
+    const projectKey = `rb_project_${"0".repeat(20)}`;
+    const projectFile = path.join(cli.dir, "Pulumi.yaml");
+    fs.writeFileSync(projectFile, fs.readFileSync(projectFile, "utf8").replace(/^config:\n/m, `config:\n  remote-browser:apiKey:\n    value: ${projectKey}\n`));
+    const warned = await cli.run(["preview"]);
+    expect(warned.code, text(warned)).toBe(0);
+    expect(text(warned)).toMatch(/warning: remote-browser:apiKey is set in the project's config \(the config: block of Pulumi\.yaml\), which holds no secrets/);
+    expect(text(warned).includes(projectKey), "the key is printed").toBe(false);
   });
 });

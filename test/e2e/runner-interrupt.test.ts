@@ -16,9 +16,9 @@ async function allEnded(pids: number[]): Promise<void> {
 }
 
 /** An up whose session is starting (preparation paused), with the engine and its dynamic provider process. */
-async function upWhileStarting(stack: E2EStack) {
+async function upWhileStarting(stack: E2EStack, project?: string | null) {
   stack.emulator.control.preparation({ paused: true });
-  const up = stack.start("up", { config: { readyTimeoutSeconds: "120" } });
+  const up = stack.start("up", { config: { readyTimeoutSeconds: "120" }, project });
   const session = await until(() => stack.emulator.control.sessions()[0], 120_000, "the session to be created");
   const engine = await until(() => childPids(up.child.pid!).find((pid) => /\bpulumi\b.*\bup\b/.test(commandOf(pid))), 10_000, "the engine process");
   const provider = childPids(engine).filter((pid) => /[\\/]cmd[\\/]dynamic-provider[\\/]/.test(commandOf(pid)));
@@ -53,8 +53,10 @@ describe("Ctrl-C in the runner", () => {
   });
 
   it("a second stops at once, says to run cancel and refresh --clear-pending-creates, leaves nothing running, and the next up is clean", async () => {
+    // Without --project: the runner names the project after the program's folder (`programs`), and the
+    // commands it prints must name it too, or they look for the stack in another project and fail.
     await withStack("sessions.js", async (stack) => {
-      const { up, session, processes } = await upWhileStarting(stack);
+      const { up, session, processes } = await upWhileStarting(stack, null);
       up.child.kill("SIGINT");
       await new Promise((r) => setTimeout(r, 500));
       const pressed = Date.now();
@@ -63,19 +65,19 @@ describe("Ctrl-C in the runner", () => {
       expect(Date.now() - pressed, "stopped at once").toBeLessThan(5_000);
       expect(result.code, result.stderr).toBe(130);
       expect(result.stderr).toMatch(/runner: Ctrl-C again: stopped at once, without waiting for the engine/);
-      expect(result.stderr).toMatch(/Run next:\n {2}pulumi-remote-browser-run cancel --stack \S+ --project e2e --work-dir \S+\n {2}pulumi-remote-browser-run refresh --stack \S+ --project e2e --work-dir \S+ --clear-pending-creates\n/);
+      expect(result.stderr).toMatch(/Run next:\n {2}pulumi-remote-browser-run cancel --stack \S+ --project programs --work-dir \S+\n {2}pulumi-remote-browser-run refresh --stack \S+ --project programs --work-dir \S+ --clear-pending-creates\n/);
       // The CLI was killed; its plugins see their engine gone and exit by themselves.
       await allEnded(processes);
 
       // What the runner said to run, then the up again: it adopts the session the stopped up had started.
-      await stack.run("cancel");
-      await stack.run("refresh", { extraArgs: ["--clear-pending-creates"] });
+      await stack.run("cancel", { project: "programs" });
+      await stack.run("refresh", { extraArgs: ["--clear-pending-creates"], project: "programs" });
       stack.emulator.control.preparation({ paused: false });
-      const again = await stack.run("up", { config: { readyTimeoutSeconds: "120" } });
+      const again = await stack.run("up", { config: { readyTimeoutSeconds: "120" }, project: "programs" });
       expect((again.outputs.vmIds as Record<string, string>).chrome).toBe(session.vmId);
       expect(stack.emulator.control.books().started).toBe(1);
-      await stack.run("refresh", { expectNoChanges: true });
-      await stack.run("destroy");
+      await stack.run("refresh", { expectNoChanges: true, project: "programs" });
+      await stack.run("destroy", { project: "programs" });
       expect(running(stack)).toEqual([]);
     });
   });

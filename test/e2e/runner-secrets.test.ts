@@ -153,6 +153,33 @@ describe("the runner keeps secrets off every command line", () => {
 describe("the runner has no passphrase of its own for a backend others can read", () => {
   const password = "hunter2-backend-pass";
   const backend = `postgres://pulumi:${password}@127.0.0.1:9/pulumi?sslmode=disable`;
+  // The same password in a URL's query, as libpq also takes it.
+  const inQuery = `postgres://pulumi@127.0.0.1:9/pulumi?sslmode=disable&password=${password}`;
+
+  it("refuses a backend URL with a password on its command line, in either form, for a run and the audit, before the engine runs", async () => {
+    const { projectDir } = inject("e2e");
+    const workDir = fs.mkdtempSync(path.join(projectDir, "argvbackend-"));
+    try {
+      const program = path.join(workDir, "trivial.js");
+      fs.copyFileSync(path.join(__dirname, "programs", "trivial.js"), program);
+      const env: NodeJS.ProcessEnv = { ...process.env, PULUMI_REMOTE_BROWSER_PULUMI: path.join(shimDir, "pulumi"), PULUMI_CONFIG_PASSPHRASE: "p" };
+      const before = calls().length;
+      for (const url of [backend, inQuery]) {
+        for (const args of [
+          ["up", "--program", program, "--stack", "dev", "--work-dir", workDir, "--backend", url],
+          ["audit", "--work-dir", workDir, "--backend", url],
+        ]) {
+          const r = await runRunner(args, { ...env, REMOTE_BROWSER_API_KEY: "rb_audit_key_0123", REMOTE_BROWSER_BASE_URL: "http://127.0.0.1:9/v8" }, workDir);
+          expect(r.code, `${args[0]}: ${r.stderr}`).toBe(2);
+          expect(r.stderr).toMatch(/--backend <url> carries a password on the command line.*--backend-env PULUMI_BACKEND_URL/);
+          expect(r.stdout + r.stderr).not.toContain(password);
+        }
+      }
+      expect(calls().length, "the engine never ran").toBe(before);
+    } finally {
+      fs.rmSync(workDir, { recursive: true, force: true });
+    }
+  });
 
   it("refuses a self-managed backend without a passphrase (an empty one counts as none), naming the variables", async () => {
     const { projectDir } = inject("e2e");
@@ -165,7 +192,7 @@ describe("the runner has no passphrase of its own for a backend others can read"
         const env: NodeJS.ProcessEnv = { ...process.env, PULUMI_REMOTE_BROWSER_PULUMI: path.join(shimDir, "pulumi"), ...extra };
         if (!("PULUMI_CONFIG_PASSPHRASE" in extra)) delete env.PULUMI_CONFIG_PASSPHRASE;
         if (!("PULUMI_CONFIG_PASSPHRASE_FILE" in extra)) delete env.PULUMI_CONFIG_PASSPHRASE_FILE;
-        const r = await runRunner(["up", "--program", program, "--stack", "dev", "--work-dir", workDir, "--backend", backend], env, workDir);
+        const r = await runRunner(["up", "--program", program, "--stack", "dev", "--work-dir", workDir, "--backend-env", "PRB_BACKEND"], { ...env, PRB_BACKEND: backend }, workDir);
         expect(r.code, JSON.stringify(extra)).toBe(1);
         expect(r.stderr).toMatch(/set PULUMI_CONFIG_PASSPHRASE \(or PULUMI_CONFIG_PASSPHRASE_FILE/);
         expect(r.stdout + r.stderr).not.toContain(password);
@@ -187,10 +214,17 @@ describe("the runner has no passphrase of its own for a backend others can read"
         PULUMI_REMOTE_BROWSER_PULUMI: inject("e2e").pulumiBin,
         PULUMI_CONFIG_PASSPHRASE: "a-passphrase-of-the-callers",
       };
-      const r = await runRunner(["up", "--program", program, "--stack", "dev", "--work-dir", workDir, "--backend", backend], env, workDir);
-      expect(r.code).toBe(1);
-      expect(r.stderr.length).toBeGreaterThan(0);
-      expect(r.stdout + r.stderr).not.toContain(password);
+      for (const url of [backend, inQuery]) {
+        const r = await runRunner(["up", "--program", program, "--stack", "dev", "--work-dir", workDir, "--backend-env", "PRB_BACKEND"], { ...env, PRB_BACKEND: url }, workDir);
+        expect(r.code).toBe(1);
+        expect(r.stderr.length).toBeGreaterThan(0);
+        expect(r.stdout + r.stderr).not.toContain(password);
+        // The audit's error on the same backend, too.
+        const a = await runRunner(["audit", "--work-dir", workDir], { ...env, PULUMI_BACKEND_URL: url, REMOTE_BROWSER_API_KEY: "rb_audit_key_0123", REMOTE_BROWSER_BASE_URL: "http://127.0.0.1:9/v8" }, workDir);
+        expect(a.code, a.stderr).toBe(1);
+        expect(a.stderr.length).toBeGreaterThan(0);
+        expect(a.stdout + a.stderr).not.toContain(password);
+      }
       const files = fs.readdirSync(workDir, { recursive: true, encoding: "utf8" }).filter((f) => !f.includes("node_modules"));
       for (const f of files) {
         const p = path.join(workDir, f);

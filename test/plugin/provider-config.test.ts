@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkConfig, diffConfig, plainCredentialWarning, plainCredentialsIn, settingsFrom } from "../../plugin/providerConfig";
+import { checkConfig, diffConfig, plainCredentialWarning, plainCredentialsIn, projectCredentialWarning, projectCredentialsIn, settingsFrom } from "../../plugin/providerConfig";
 import { isSecret, reveal, secret } from "../../plugin/secrets";
 
 /** The provider's own settings as the plugin's CheckConfig, DiffConfig and Configure read them. */
@@ -17,14 +17,15 @@ describe("CheckConfig", () => {
     ["idempotencySecret", secret("short"), /idempotencySecret must be at least 16 characters/],
   ];
   for (const [property, value, reason] of bad) {
-    it(`refuses a bad ${property}, on that property`, () => {
+    it(`refuses a bad ${property}, naming it in the reason and on no property (the engine would print the value)`, () => {
       const { failures } = checkConfig({ ...ok, [property]: value }, {});
-      expect(failures).toEqual([{ property, reason: expect.stringMatching(reason) }]);
+      expect(failures).toEqual([{ property: "", reason: expect.stringMatching(reason) }]);
+      expect(failures[0]!.reason).toContain(property);
     });
   }
 
   it("refuses a bad value that comes from the environment fallback as well", () => {
-    expect(checkConfig(ok, { REMOTE_BROWSER_API_VERSION: "v6" }).failures.map((f) => f.property)).toEqual(["apiVersion"]);
+    expect(checkConfig(ok, { REMOTE_BROWSER_API_VERSION: "v6" }).failures).toEqual([{ property: "", reason: expect.stringMatching(/apiVersion \(or REMOTE_BROWSER_API_VERSION\)|apiVersion must be/) }]);
   });
 
   it("hands the key and the idempotency secret back as secrets even when they came in plain, so the state never holds them in clear", () => {
@@ -35,8 +36,8 @@ describe("CheckConfig", () => {
     expect(reveal(inputs)).toEqual({ apiKey: "rb_plain_key_0123", idempotencySecret: "0123456789abcdef0123", baseUrl: "https://api.example.com/v8" });
   });
 
-  it("refuses a key without a service address, on baseUrl", () => {
-    expect(checkConfig({ apiKey: secret("rb_key_0123456789") }, {}).failures).toEqual([{ property: "baseUrl", reason: expect.stringMatching(/no service address/) }]);
+  it("refuses a key without a service address, naming baseUrl", () => {
+    expect(checkConfig({ apiKey: secret("rb_key_0123456789") }, {}).failures).toEqual([{ property: "", reason: expect.stringMatching(/no service address/) }]);
   });
 
   it("leaves the engine's own provider inputs (version) alone", () => {
@@ -54,14 +55,14 @@ describe("CheckConfig refuses before anything is recorded", () => {
   it("credentials in baseUrl, without repeating them", () => {
     for (const baseUrl of ["https://user:hunter2-password@api.example.com/v8", "https://only-user-hunter2@api.example.com/v8"]) {
       const { failures } = checkConfig({ ...ok, baseUrl }, {}, EXPLICIT);
-      expect(failures).toEqual([{ property: "baseUrl", reason: expect.stringMatching(/the provider's baseUrl .*carries a user name or password/) }]);
+      expect(failures).toEqual([{ property: "", reason: expect.stringMatching(/the provider's baseUrl .*carries a user name or password/) }]);
       expect(JSON.stringify(failures)).not.toMatch(/hunter2/);
     }
   });
 
   it("a plain-HTTP baseUrl to another machine when a key is set (loopback stays allowed)", () => {
     const { failures } = checkConfig({ ...ok, baseUrl: "http://api.example.com/v8" }, {});
-    expect(failures).toEqual([{ property: "baseUrl", reason: expect.stringMatching(/plain http:\/\/ to a host other than this machine.*use https:\/\//) }]);
+    expect(failures).toEqual([{ property: "", reason: expect.stringMatching(/plain http:\/\/ to a host other than this machine.*use https:\/\//) }]);
     expect(checkConfig({ ...ok, baseUrl: "http://127.0.0.1:8788/v8" }, {}).failures).toEqual([]);
     expect(checkConfig({ baseUrl: "http://catalog.example.com/v8" }, {}).failures).toEqual([]);
   });
@@ -69,7 +70,7 @@ describe("CheckConfig refuses before anything is recorded", () => {
   it("an apiKey that is a number or an object, never sent as its text", () => {
     for (const apiKey of [12345, { key: "rb_in_an_object" }, ["rb_in_a_list"]]) {
       const { failures } = checkConfig({ ...ok, apiKey }, {});
-      expect(failures).toEqual([{ property: "apiKey", reason: expect.stringMatching(/remote-browser:apiKey must be a string, got an? (number|object|list)/) }]);
+      expect(failures).toEqual([{ property: "", reason: expect.stringMatching(/remote-browser:apiKey must be a string, got an? (number|object|list)/) }]);
       expect(JSON.stringify(failures)).not.toMatch(/rb_in_/);
     }
   });
@@ -77,7 +78,7 @@ describe("CheckConfig refuses before anything is recorded", () => {
   it("a value longer than any real one (a 5 MB idempotencySecret), by its length alone", () => {
     const huge = "s".repeat(5 * 1024 * 1024);
     const { failures } = checkConfig({ ...ok, idempotencySecret: secret(huge) }, {});
-    expect(failures).toEqual([{ property: "idempotencySecret", reason: expect.stringMatching(/is 5242880 characters long; a value may have at most 4096/) }]);
+    expect(failures).toEqual([{ property: "", reason: expect.stringMatching(/is 5242880 characters long; a value may have at most 4096/) }]);
     expect(JSON.stringify(failures).length).toBeLessThan(400);
   });
 
@@ -90,7 +91,7 @@ describe("CheckConfig refuses before anything is recorded", () => {
     const pasted = "rb_live_pasted_key_0123456789";
     for (const property of ["apiVersion", "waitForCapacitySeconds", "requestTimeoutSeconds"]) {
       const { failures } = checkConfig({ ...ok, [property]: pasted }, {});
-      expect(failures.map((f) => f.property)).toEqual([property]);
+      expect(failures).toEqual([{ property: "", reason: expect.stringContaining(property) }]);
       expect(JSON.stringify(failures)).not.toContain(pasted);
     }
   });
@@ -98,10 +99,37 @@ describe("CheckConfig refuses before anything is recorded", () => {
   it("refuses a misspelt credential (the provider would ignore it), warns of any other unknown key, and leaves the engine's inputs alone", () => {
     const { failures, warnings } = checkConfig({ ...ok, apikey: "rb_plain_typo_0123", colour: "blue", version: "0.1.0", pluginDownloadURL: "https://x" }, {}, DEFAULT);
     expect(failures).toEqual([
-      { property: "apikey", reason: expect.stringMatching(/remote-browser:apikey is not a setting but a misspelling of apiKey.*`pulumi config rm remote-browser:apikey`.*`pulumi config set --secret remote-browser:apiKey`/) },
+      { property: "", reason: expect.stringMatching(/remote-browser:apikey is not a setting but a misspelling of apiKey.*`pulumi config rm remote-browser:apikey`.*`pulumi config set --secret remote-browser:apiKey`/) },
     ]);
     expect(warnings).toEqual([expect.stringMatching(/^remote-browser:colour is not a setting of the remote-browser provider and is ignored/)]);
     expect(JSON.stringify({ failures, warnings })).not.toContain("rb_plain_typo");
+  });
+});
+
+describe("a credential in the project's config (Pulumi.yaml)", () => {
+  it("is found in either form and any spelling, only in the config block, and named without its value", () => {
+    const text = [
+      "name: review",
+      "runtime: yaml",
+      "description: apiKey is mentioned here",
+      "config:",
+      "  remote-browser:apiKey:",
+      "    value: rb_live_in_the_project_0123",
+      "  remote-browser:api_key: rb_live_typo_0123",
+      "  'remote-browser:idempotencySecret': 0123456789abcdef0123",
+      "  remote-browser:baseUrl: https://api.example.com/v8",
+      "  other:apiKey: not ours",
+      "  app:settings:",
+      "    remote-browser:apiKey: a field of another key's object, not a config key",
+      "resources:",
+      "  remote-browser:apiKey: not config",
+    ].join("\n");
+    expect(projectCredentialsIn(text)).toEqual(["remote-browser:apiKey", "remote-browser:api_key", "remote-browser:idempotencySecret"]);
+    expect(projectCredentialsIn("name: p\nruntime: yaml\nconfig:\n  remote-browser:baseUrl: https://x\n")).toEqual([]);
+    expect(projectCredentialsIn("")).toEqual([]);
+    const warning = projectCredentialWarning("remote-browser:api_key");
+    expect(warning).toMatch(/^remote-browser:api_key is set in the project's config .*usually committed.*`pulumi config set --secret remote-browser:apiKey`/);
+    expect(warning).not.toContain("rb_live");
   });
 });
 

@@ -116,6 +116,18 @@ describe("read", () => {
     expect(t.emu.control.books().removeCalls).toBe(0);
   });
 
+  it("refuses a masked id for a read by id, a refresh or a delete before any call, saying what a masked id is", async () => {
+    const vmId = (await t.client().createSession({ browser: "chrome" })).vmId;
+    t.emu.control.clearRequests();
+    const masked = `${vmId.slice(0, 3)}•••${vmId.slice(-3)}`;
+    for (const attempt of [() => native().read(masked, {}, {}), () => native().read(masked, { vmId: masked, owner: "o" }, { browser: "chrome" }), () => native().delete(masked, { vmId: masked })]) {
+      const err = await thrown(attempt);
+      expect(err.code).toBe("validation");
+      expect(err.message).toMatch(/is a masked id: .*cannot address a session/);
+    }
+    expect(t.emu.control.requests()).toHaveLength(0);
+  });
+
   it("on refresh hands back the recorded inputs as they were, secrets still wrapped, and the share link secret", async () => {
     const inputs = { browser: "chrome", url: secret("https://example.com/p") };
     const { id, outs } = await native().create(URN, inputs, undefined);

@@ -98,12 +98,12 @@ function createRequest(properties: Record<string, unknown>, timeout = 0) {
 }
 
 describe("the provider's own settings", () => {
-  it("CheckConfig refuses a bad setting on its property, and returns the key as a secret", async () => {
+  it("CheckConfig refuses a bad setting on no property (the engine would print its value), naming it in the reason, and returns the key as a secret", async () => {
     const req = new provproto.CheckRequest();
     req.setUrn("urn:pulumi:dev::grpc::pulumi:providers:remote-browser::p");
     req.setNews(Struct.fromJavaScript({ apiKey: "rb_plain_0123456789", baseUrl: "https://api.example.com/v8", apiVersion: "v9" }));
     const res = await call("checkConfig", req);
-    expect(res.getFailuresList().map((f: any) => [f.getProperty(), f.getReason()])).toEqual([["apiVersion", expect.stringMatching(/must be "v8" or "v7"/)]]);
+    expect(res.getFailuresList().map((f: any) => [f.getProperty(), f.getReason()])).toEqual([["", expect.stringMatching(/the provider's apiVersion must be "v8" or "v7"/)]]);
     expect(isSecret(res.getInputs().toJavaScript().apiKey)).toBe(true);
   });
 

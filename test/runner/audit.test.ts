@@ -2,9 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { ListedSession } from "../../core/dataSources";
 import { classify } from "../../runner/audit";
 import { auditMain } from "../../runner/audit-cli";
-import { ofProjects, sessionsOfExport } from "../../runner/audit-stacks";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { listStacks, ofProjects, readStacks, sessionsOfExport } from "../../runner/audit-stacks";
 import type { PendingCreate, RecordedSession } from "../../runner/audit-stacks";
-import { formatReport, recoveryCommands } from "../../runner/audit-table";
+import { formatReport, printable, recoveryCommands } from "../../runner/audit-table";
 import upgradeState from "../e2e/upgrade/state-v0.1.0.json";
 
 const NOW = Date.parse("2026-11-25T12:00:00.000Z");
@@ -117,21 +120,58 @@ describe("the audit's table", () => {
   it("lists held by none first with age and browser, says why they cannot be ended, and prints the commands for a pending create", () => {
     const pending = { stack: "organization/pr/pr-2", urn: "urn:x", browser: "chrome" };
     const report = run([listed("vm-aaaaaaaa1111", "Google Chrome", 5), listed("vm-bbbbbbbb2222", "Mozilla Firefox", 125)], [], [pending]);
-    const text = formatReport(report, { backend: "file:///tmp/b", orphanMinutes: 30, calls: 2 });
+    const text = formatReport(report, { backend: { url: "file:///tmp/b" }, orphanMinutes: 30, calls: 2, runnerStacks: new Set(["organization/pr/pr-2"]) });
     const lines = text.split("\n");
     const header = lines.findIndex((l) => l.startsWith("SESSION"));
     expect(lines[header + 1]).toMatch(/^vm-\*+2222\s+Mozilla Firefox\s+running\s+2h05m\s+NONE$/);
     expect(lines[header + 2]).toMatch(/^vm-\*+1111\s+Google Chrome\s+running\s+5m\s+pending create in organization\/pr\/pr-2$/);
     expect(text).toContain("held by none: 1   masked-id collisions: 0");
     expect(text).toContain("held by none and older than 30 min: 1\n");
-    expect(text).toContain("pulumi-remote-browser-run refresh --clear-pending-creates --project pr --stack pr-2 --backend file:///tmp/b");
+    expect(text).toContain("    pulumi cancel --yes --stack organization/pr/pr-2\n    pulumi refresh --clear-pending-creates --yes --stack organization/pr/pr-2\n");
+    expect(text).toContain("or, as the runner made this stack: pulumi-remote-browser-run refresh --stack pr-2 --project pr --backend file:///tmp/b --clear-pending-creates");
     expect(text).toMatch(/masked ids, and the end operation\s+needs the full id/);
   });
 
   it("names a backend from the environment by its variable, never by its value", () => {
-    expect(recoveryCommands({ stack: "o/p/s", urn: "u" }, "$PULUMI_BACKEND_URL")[0]).toBe(
-      'pulumi-remote-browser-run refresh --clear-pending-creates --project p --stack s --backend "$PULUMI_BACKEND_URL"',
+    expect(recoveryCommands({ stack: "o/p/s", urn: "u" }, { variable: "PULUMI_BACKEND_URL" }, true)[2]).toBe(
+      "or, as the runner made this stack: pulumi-remote-browser-run refresh --stack s --project p --backend-env PULUMI_BACKEND_URL --clear-pending-creates",
     );
+  });
+
+  it("prints only the plain CLI's commands, which fit any program, for a stack the runner did not make", () => {
+    const pending = { stack: "org/yproj/dev", urn: "urn:pulumi:dev::yproj::remote-browser:index:BrowserSession::s", browser: "chrome" };
+    expect(recoveryCommands(pending, { variable: "PULUMI_BACKEND_URL" })).toEqual([
+      "pulumi cancel --yes --stack org/yproj/dev",
+      "pulumi refresh --clear-pending-creates --yes --stack org/yproj/dev",
+    ]);
+    const text = formatReport(run([listed("vm-aaaaaaaa1111", "Google Chrome", 5)], [], [pending]), { orphanMinutes: 30, calls: 2, runnerStacks: new Set(["org/other/dev"]) });
+    expect(text).not.toContain("pulumi-remote-browser-run");
+    expect(text).toContain("pulumi refresh --clear-pending-creates --yes --stack org/yproj/dev");
+  });
+
+  it("prints what a stack's state says escaped: no line breaks, ANSI escapes or workflow commands from a URN or an input", () => {
+    const evil = {
+      stack: "org/p/s",
+      urn: "urn:pulumi:s::p::remote-browser:index:BrowserSession::x\n::error::pwned\r\u001b[31mred\u2028::add-mask::x",
+      browser: "\n::warning::from-browser",
+    };
+    const report = run([listed("vm-aaaaaaaa1111", "::error::Google Chrome", 5), listed("vm-bbbbbbbb2222", "Brave\n::error::in-a-cell\u001b[2J", 5)], [], [evil]);
+    const text = formatReport(report, { orphanMinutes: 30, calls: 2 });
+    for (const line of text.split("\n")) expect(line.trimStart(), line).not.toMatch(/^::/);
+    expect(text).not.toMatch(/[\u001b\r\u2028]/);
+    expect(text).toContain("BrowserSession::x\\x0a::error::pwned\\x0d\\x1b[31mred\\u2028::add-mask::x");
+    expect(text).toContain("(browser \\x0a::warning::from-browser)");
+    expect(text).toMatch(/^vm-\*+2222\s+Brave\\x0a::error::in-a-cell\\x1b\[2J\s+running/m);
+    expect(printable("::error::x")).toBe("\\x3a:error::x");
+    expect(printable("urn:pulumi:a::b")).toBe("urn:pulumi:a::b");
+  });
+
+  it("names the stacks it could not read, and still reports the others", () => {
+    const report = run([listed("vm-aaaaaaaa1111", "Google Chrome", 5)], [rec("o/p/pr-1", "vm-aaaaaaaa1111")]);
+    const text = formatReport(report, { orphanMinutes: 30, calls: 1, unreadable: [{ stack: "o/p/broken", reason: "its state is not valid JSON (truncated or corrupt?)" }] });
+    expect(text).toContain("Stacks that could not be read (1): what they record is not counted");
+    expect(text).toContain("  o/p/broken: its state is not valid JSON (truncated or corrupt?)");
+    expect(text).toContain("held by a stack: 1");
   });
 });
 
@@ -155,6 +195,49 @@ describe("the audit's command line", () => {
         if (v === undefined) delete process.env[name];
         else process.env[name] = v;
       }
+    }
+  });
+});
+
+describe("reading the stacks", () => {
+  it("lists a file backend's stacks from its folder when the CLI's list fails (it reads every state, and fails on one corrupt)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-audit-list-"));
+    try {
+      const stacks = path.join(dir, "backend", ".pulumi", "stacks");
+      fs.mkdirSync(path.join(stacks, "web"), { recursive: true });
+      fs.mkdirSync(path.join(stacks, "api"), { recursive: true });
+      for (const f of ["web/pr-1.json", "web/pr-1.json.bak", "web/pr-2.json.gz", "api/dev.json", "api/dev.json.attrs"]) fs.writeFileSync(path.join(stacks, f), "{");
+      const bin = path.join(dir, "pulumi");
+      fs.writeFileSync(bin, `#!/bin/sh\necho "error: could not list stacks: unexpected end of JSON input" >&2\nexit 255\n`, { mode: 0o755 });
+      const cli = { pulumiBin: bin, env: { PULUMI_BACKEND_URL: `file://${path.join(dir, "backend")}` }, cwd: dir };
+      expect(await listStacks(cli)).toEqual(["organization/api/dev", "organization/web/pr-1", "organization/web/pr-2"]);
+      expect(await listStacks(cli, ["web"])).toEqual(["organization/web/pr-1", "organization/web/pr-2"]);
+      // Any other backend: the CLI's error stands.
+      await expect(listStacks({ ...cli, env: { PULUMI_BACKEND_URL: "postgres://u@h/db" } })).rejects.toThrow(/could not list stacks/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reports a stack whose state is truncated, or whose export fails, as unreadable, and reads every other one", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-audit-read-"));
+    try {
+      const good = JSON.stringify({ deployment: { resources: [{ urn: "u1", type: "remote-browser:index:BrowserSession", outputs: { vmId: "vm-1" } }] } });
+      const bin = path.join(dir, "pulumi");
+      // A stand-in CLI: `stack export --stack <name>` answers per stack.
+      fs.writeFileSync(
+        bin,
+        `#!/bin/sh\ncase "$4" in\n  o/p/broken) printf '{"deployment": {"resour' ;;\n  o/p/gone) echo "error: no stack o/p/gone" >&2; exit 255 ;;\n  *) printf '%s' '${good}' ;;\nesac\n`,
+        { mode: 0o755 },
+      );
+      const read = await readStacks({ pulumiBin: bin, env: {}, cwd: dir }, ["o/p/a", "o/p/broken", "o/p/b", "o/p/gone"]);
+      expect(read.recorded.map((r) => r.stack).sort()).toEqual(["o/p/a", "o/p/b"]);
+      expect(read.unreadable?.sort((x, y) => x.stack.localeCompare(y.stack))).toEqual([
+        { stack: "o/p/broken", reason: "its state is not valid JSON (truncated or corrupt?)" },
+        { stack: "o/p/gone", reason: "pulumi stack export failed: error: no stack o/p/gone" },
+      ]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -21,6 +21,18 @@ describe("redaction of what the runner passes on", () => {
     expect(credentialsOf(undefined)).toEqual([]);
   });
 
+  it("removes a password given in a URL's query or a connection string (password=, sslpassword=, ...), as written and decoded", () => {
+    const url = "postgres://pulumi@db.example.test:5432/pulumi?sslmode=require&password=s3cr%40t-query&sslpassword=ssl-pass-123";
+    expect(credentialsOf(url)).toEqual(["s3cr%40t-query", "s3cr@t-query", "ssl-pass-123"]);
+    const redact = redactor(credentialsOf(url));
+    const out = redact(`error: connecting to ${url}: password s3cr@t-query rejected; host=db password=other-pass-9 dbname=x`);
+    for (const secret of ["s3cr%40t-query", "s3cr@t-query", "ssl-pass-123", "other-pass-9"]) expect(out).not.toContain(secret);
+    expect(out).toContain("?sslmode=require&password=[secret]&sslpassword=[secret]");
+    // The same patterns without any known secret: a URL from the engine's own output.
+    expect(redactor([])("dial postgres://u@h/db?PASSWORD=abc123xyz&x=1")).toBe("dial postgres://u@h/db?PASSWORD=[secret]&x=1");
+    expect(credentialsOf("postgres://pulumi@127.0.0.1/db?sslmode=disable")).toEqual([]);
+  });
+
   it("redacts an Automation API CommandError everywhere: message, stack, and the transcript in commandResult", () => {
     const transcript = { stdout: `config: apiKey=${KEY}`, stderr: `error: ${URL_WITH_PASSWORD} unreachable (${KEY})`, code: 255 };
     const inner = new Error(`spawn failed for ${KEY}`);

@@ -2,9 +2,10 @@ import * as pulumi from "@pulumi/pulumi";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { BrowserSession } from "../../sdk";
 import { resetPlainSecretsCheck } from "../../sdk/configWarnings";
+import { getSessions } from "../../sdk";
 import { useMockEngine, value } from "./mocks";
 
-useMockEngine();
+const engine = useMockEngine();
 
 let warnings: string[];
 beforeEach(() => {
@@ -60,5 +61,30 @@ describe("credentials set as plain stack config", () => {
     pulumi.runtime.setAllConfig({}, []);
     await value(new BrowserSession("e", { browser: "chrome" }).urn);
     expect(warnings).toEqual([]);
+  });
+});
+
+describe("a password in the service's address", () => {
+  it("is refused before the first resource registers (the engine would record the config as the default provider's inputs), without repeating it", async () => {
+    pulumi.runtime.setAllConfig({ "remote-browser:baseUrl": "https://someone:hunter2-pw@api.example.com/v8" }, []);
+    const before = engine.registrations.length;
+    let err: Error | undefined;
+    try {
+      new BrowserSession("with-password", { browser: "chrome" });
+    } catch (e) {
+      err = e as Error;
+    }
+    expect(err?.message).toMatch(/^remote-browser:baseUrl carries a user name or password: .*Refused before this provider registered anything/);
+    expect(err?.message).not.toContain("hunter2");
+    expect(engine.registrations.length).toBe(before);
+    // Again at the next resource, not only the first.
+    expect(() => new BrowserSession("again", { browser: "chrome" })).toThrow(/carries a user name or password/);
+    await expect(getSessions()).rejects.toThrow(/carries a user name or password/);
+  });
+
+  it("names a project-level key as usually committed in the warning", async () => {
+    pulumi.runtime.setAllConfig({ "remote-browser:apiKey": "rb_test_plain" }, []);
+    await value(new BrowserSession("p", { browser: "chrome" }).urn);
+    expect(warnings).toEqual([expect.stringContaining("or the project's Pulumi.yaml, which is usually committed")]);
   });
 });

@@ -1,0 +1,47 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+/**
+ * The runner runs an inline program, and the Automation API writes the project file it needs into the work
+ * folder (`name: <project>` and `runtime: nodejs`), over whatever is there. In the folder of a YAML, Python or
+ * Go program -- where the audit sends users to settle a stack -- that would destroy the program. So the runner
+ * writes the file only where there is none or where the one there is its own: nothing but those two keys.
+ */
+const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"];
+
+/** Whether a project file's text is one the runner wrote: a `name:` and `runtime: nodejs`, nothing else. */
+export function isRunnerProjectFile(text: string): boolean {
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
+  const keys = lines.map((l) => /^(name|runtime):\s*(.*?)\s*$/.exec(l));
+  if (keys.some((k) => !k)) return false;
+  const runtime = keys.filter((k) => k![1] === "runtime");
+  const name = keys.filter((k) => k![1] === "name");
+  return name.length === 1 && runtime.length === 1 && /^(["']?)nodejs\1$/.test(runtime[0]![2]!);
+}
+
+/** Refuses to run in a folder whose project file the runner did not write, before anything is written. */
+export function refuseForeignProjectFile(workDir: string): void {
+  for (const name of PROJECT_FILES) {
+    const file = path.join(workDir, name);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    if (name === "Pulumi.yaml" && isRunnerProjectFile(text)) continue;
+    throw new ForeignProjectError(
+      `${file} is a project file the runner did not write, and the runner would replace it with its own ` +
+        "(name and runtime: nodejs), destroying that project's settings and program. Nothing was changed. Run the runner " +
+        "with a work folder of its own (--work-dir <folder>), or settle a stack of this project with the pulumi CLI in this " +
+        "folder (`pulumi cancel --stack <org/project/stack>`, `pulumi refresh --clear-pending-creates --stack …`).",
+    );
+  }
+}
+
+export class ForeignProjectError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ForeignProjectError";
+  }
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { runnerCommand } from "../../runner/advice";
+import { backendArg } from "../../runner/backend-arg";
+import { configFromArgs } from "../../runner/config-args";
+
+describe("the runner's --config", () => {
+  it("refuses credentials in the service's address, in any spelling of the key and from any source, without repeating them", () => {
+    const env = { URL_VAR: "https://user:hunter2-pw@api.example.com/v8" };
+    for (const values of [
+      { config: ["remote-browser:baseUrl=https://user:hunter2-pw@host.example/v8"] },
+      { config: ["remote-browser:config:baseUrl=https://only-hunter2-user@host.example/v8"] },
+      { config: ["remote-browser:base_url=https://user:hunter2-pw@host.example/v8"] },
+      { "secret-env": ["remote-browser:baseUrl=URL_VAR"] },
+    ]) {
+      let err: Error | undefined;
+      try {
+        configFromArgs(values, env);
+      } catch (e) {
+        err = e as Error;
+      }
+      expect(err?.name, JSON.stringify(values)).toBe("UsageError");
+      expect(err!.message).toMatch(/carries a user name or password: the key goes in remote-browser:apiKey .*Nothing was run/);
+      expect(err!.message).not.toContain("hunter2");
+    }
+  });
+
+  it("takes an address without credentials, and other config as given", () => {
+    expect(configFromArgs({ config: ["remote-browser:baseUrl=https://api.example.com/v8", "app:note=a@b"] })).toEqual({
+      "remote-browser:baseUrl": { value: "https://api.example.com/v8", secret: false },
+      "app:note": { value: "a@b", secret: false },
+    });
+  });
+
+  it("still refuses a credential in --config and --secret key=value", () => {
+    expect(() => configFromArgs({ config: ["remote-browser:apiKey=rb_x"] })).toThrow(/puts a credential on the command line/);
+    expect(() => configFromArgs({ secret: ["remote-browser:apiKey=rb_x"] })).toThrow(/--secret key=value puts the secret on the command line/);
+  });
+});
+
+describe("the runner's backend", () => {
+  it("refuses a URL with a password on the command line, in user info or query form, pointing to --backend-env", () => {
+    for (const backend of [
+      "postgres://u:hunter2-pw@db.example/pulumi",
+      "postgres://u@db.example/pulumi?password=hunter2-pw",
+      "postgres://u@db.example/pulumi?sslmode=require&sslpassword=hunter2-pw",
+      "mysql://u@db.example/p?pwd=hunter2-pw",
+    ]) {
+      let err: Error | undefined;
+      try {
+        backendArg({ backend });
+      } catch (e) {
+        err = e as Error;
+      }
+      expect(err?.name, backend).toBe("UsageError");
+      expect(err!.message).toMatch(/--backend <url> carries a password on the command line.*--backend-env PULUMI_BACKEND_URL/);
+      expect(err!.message).not.toContain("hunter2");
+    }
+  });
+
+  it("takes one from the environment variable --backend-env names, shown by the variable, and a URL without a password as given", () => {
+    const url = "postgres://u@db.example/pulumi?password=hunter2-pw";
+    expect(backendArg({ "backend-env": "MY_BACKEND" }, { MY_BACKEND: url })).toEqual({ url, shown: "--backend-env MY_BACKEND" });
+    expect(backendArg({ backend: "file:///tmp/b" })).toEqual({ url: "file:///tmp/b", shown: "--backend file:///tmp/b" });
+    expect(backendArg({})).toEqual({});
+    expect(() => backendArg({ "backend-env": "UNSET_ONE" }, {})).toThrow(/--backend-env UNSET_ONE: the environment variable UNSET_ONE is not set or empty/);
+    expect(() => backendArg({ backend: "file:///tmp/b", "backend-env": "X" }, { X: "file:///x" })).toThrow(/give one/);
+  });
+});
+
+describe("the runner's advice", () => {
+  it("names the project also when the run derived it from the program's folder, and the backend only as shown", () => {
+    const parts = { program: "/x/prog/index.js", stack: "dev", project: "prog", backend: "--backend-env PULUMI_BACKEND_URL" };
+    expect(runnerCommand("cancel", parts)).toBe("pulumi-remote-browser-run cancel --stack dev --project prog --backend-env PULUMI_BACKEND_URL");
+    expect(runnerCommand("refresh", parts, "--clear-pending-creates")).toBe(
+      "pulumi-remote-browser-run refresh --stack dev --project prog --backend-env PULUMI_BACKEND_URL --clear-pending-creates",
+    );
+    expect(runnerCommand("up", { ...parts, workDir: "/my dir" })).toBe(
+      "pulumi-remote-browser-run up --program /x/prog/index.js --stack dev --project prog --work-dir '/my dir' --backend-env PULUMI_BACKEND_URL",
+    );
+  });
+});
