@@ -397,7 +397,6 @@ describe.concurrent("one plugin process for a program's sessions and its ReviewS
       expect(own.control.books()).toMatchObject({ started: 2, running: 2 });
 
       await cli.clean(["preview", "--expect-no-changes"]);
-      await cli.clean(["refresh", "--expect-no-changes", "--yes"]);
       await cli.clean(["destroy", "--yes"]);
       expect(own.control.books()).toMatchObject({ started: 2, running: 0, neverEnded: 0 });
     } finally {
