@@ -1,5 +1,6 @@
 import type { Inputs } from "@pulumi/pulumi";
 import type { ComponentResource, ComponentResourceOptions } from "@pulumi/pulumi";
+import { DependencyProviderResource } from "@pulumi/pulumi";
 import type { ConstructResult, Provider } from "@pulumi/pulumi/provider";
 import { ComponentProvider } from "@pulumi/pulumi/provider/experimental";
 import { pluginIdentity } from "./identity";
@@ -26,6 +27,19 @@ import componentSchema from "./schema.json";
 export class RemoteBrowserComponentProvider implements Provider {
   readonly version = pluginIdentity().version;
   private readonly served: PackageSchema = withNativeSchema(withVersion(componentSchema as unknown as PackageSchema, this.version));
+  /** The engine's reference (`<urn>::<id>`) to the provider resource this process serves, once configured. */
+  private own?: string;
+
+  /**
+   * Which provider resource of the engine this process serves, as Configure names it. The engine starts
+   * one process per provider resource and calls Construct on the component's: its sessions are given that
+   * provider, so they run in this process, on its settings. Found by package, version and download address
+   * instead, they got a provider (and a process) of their own whenever the program had registered the
+   * component with other ones (a YAML program without a version did).
+   */
+  servedAs(urn: string, id: string): void {
+    this.own = `${urn}::${id}`;
+  }
 
   async getSchema(): Promise<string> {
     return JSON.stringify(this.served);
@@ -40,9 +54,20 @@ export class RemoteBrowserComponentProvider implements Provider {
     const entry = COMPONENTS.find((c) => typeToken(c.component.name) === type);
     const resource = this.served.resources[type];
     if (!entry || !resource) throw new Error(`Component class not found for '${type.split(":")[2]}'`);
-    const instance: ComponentResource & Record<string, unknown> = new entry.component(name, inputs, options) as never;
+    const instance: ComponentResource & Record<string, unknown> = new entry.component(name, inputs, this.withOwnProvider(options)) as never;
     const state: Inputs = {};
     for (const output of Object.keys(resource.properties)) state[output] = instance[output];
     return { urn: instance.urn, state };
+  }
+
+  /**
+   * `options` with this process's provider for the package's resources, unless the program chose one (its
+   * `providers` come after: in a list, the SDK keeps the last provider of a package).
+   */
+  private withOwnProvider(options: ComponentResourceOptions): ComponentResourceOptions {
+    if (!this.own) return options;
+    const own = new DependencyProviderResource(this.own);
+    const given = options.providers;
+    return { ...options, providers: Array.isArray(given) ? [own, ...given] : { [PACKAGE_NAME]: own, ...given } };
   }
 }

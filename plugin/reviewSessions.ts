@@ -39,9 +39,10 @@ export const DYNAMIC_SESSION_TYPE = "pulumi-nodejs:dynamic/remote-browser:Browse
 
 /**
  * One session as the plugin serves it (`remote-browser:index:BrowserSession`): the engine runs it in the
- * plugin, so the component needs nothing in the program's folder. Pinned to the plugin's own version and
- * download address, as a generated SDK pins its resources, so the sessions never run on another release
- * than the component that declared them.
+ * plugin, so the component needs nothing in the program's folder. Its provider is the component's own, the
+ * one that constructs it (plugin/provider.ts gives it as the component's provider for the package), so it
+ * runs in the same process. The version and download address, as a generated SDK pins its resources, are
+ * what the engine goes by where no provider is given: never another release than the component's.
  */
 class Session extends pulumi.CustomResource {
   declare readonly vmId: pulumi.Output<string>;

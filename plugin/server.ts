@@ -55,8 +55,19 @@ export function grpcError(m: Modules, err: unknown) {
   return { code: m.grpc.status.UNKNOWN, details: message, message, metadata };
 }
 
+/** What the components' provider is told of the calls the plugin answers itself. */
+export interface ComponentsProvider {
+  /** Configure named the provider resource this process serves. */
+  servedAs?(urn: string, id: string): void;
+}
+
 /** The handlers the plugin answers itself; `sdk` holds the SDK server's own, for the types it serves. */
-export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, ctx: ProviderContext = new ProviderContext()): Record<string, Handler> {
+export function nativeHandlers(
+  m: Modules,
+  sdk: Record<string, Handler>,
+  ctx: ProviderContext = new ProviderContext(),
+  components: ComponentsProvider = {},
+): Record<string, Handler> {
   const resource = new NativeBrowserSessions(ctx);
   const { proto, struct } = m;
   const Struct = struct.Struct;
@@ -115,6 +126,8 @@ export function nativeHandlers(m: Modules, sdk: Record<string, Handler>, ctx: Pr
     configure: unary(async (req) => {
       const args = js(req.getArgs());
       const urn: string | undefined = req.getUrn?.() || undefined;
+      const id: string | undefined = req.getId?.() || undefined;
+      if (urn && id) components.servedAs?.(urn, id);
       ctx.configure(settingsFrom(args, req.getVariablesMap(), isDefaultProvider(urn) ? undefined : (key) => `the provider's ${key}`));
       // CheckConfig hands the key back as a secret, so a plain one here means the engine skipped it: `pulumi
       // import` configures the default provider with the stack's config as written, and records it so.
@@ -247,11 +260,11 @@ function typeOf(req: { getType?: () => string; getUrn?: () => string }): string 
  * Fails at start, rather than serving a half provider, if the installed SDK no longer registers its
  * service the way this relies on.
  */
-export async function serveNative(components: Provider, args: string[], ctx?: ProviderContext): Promise<void> {
+export async function serveNative(components: Provider & ComponentsProvider, args: string[], ctx?: ProviderContext): Promise<void> {
   const m = pulumiModules();
   await interceptProviderService(m, components, args, (implementation) => {
     const sdk: Record<string, Handler> = {};
     for (const name of ["check", "diff", "create", "read", "update", "delete"]) sdk[name] = (implementation[name] as Handler).bind(implementation);
-    Object.assign(implementation, nativeHandlers(m, sdk, ctx));
+    Object.assign(implementation, nativeHandlers(m, sdk, ctx, components));
   });
 }

@@ -379,3 +379,53 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     expect(text(warned).includes(projectKey), "the key is printed").toBe(false);
   });
 });
+
+describe.concurrent("one plugin process for a program's sessions and its ReviewSessions on one provider", () => {
+  it.each([
+    ["registered without a version", false],
+    ["registered with the package's version", true],
+  ])("%s: the engine starts the plugin once for the update, and every session runs in it", async (_label, versioned) => {
+    const own = await startEmulator({ prepMs: 300 });
+    const cli = await stackOf("shared-provider", versioned ? "shared-versioned" : "shared", own);
+    try {
+      await setSecret(cli, "remote-browser:apiKey", own.apiKey);
+      if (versioned) {
+        const project = path.join(cli.dir, "Pulumi.yaml");
+        const { version } = JSON.parse(fs.readFileSync(path.join(modules, "pulumi-remote-browser", "package.json"), "utf8")) as { version: string };
+        const written = fs.readFileSync(project, "utf8").replace(/^( {4}type: remote-browser:index:\w+)$/gm, `$1\n    options:\n      version: ${version}`);
+        expect(written.match(/^ {6}version: /gm)).toHaveLength(2);
+        fs.writeFileSync(project, written);
+      }
+      // A preview of the new stack first: there the component's provider has no id yet.
+      await cli.clean(["preview"]);
+      // The sessions wait in "starting" while the update's plugin processes are counted. The update alone
+      // (no preview first), with the engine's log of each call to a provider, which names the instance.
+      own.control.preparation({ paused: true });
+      const { child: up, done } = cli.start(["up", "--yes", "--skip-preview", "-v=7", "--logtostderr"]);
+      await until(() => own.control.sessions().length === 2, 120_000, "both sessions to be created");
+      const plugins = childPids(up.pid!).filter((pid) => /pulumi-resource-remote-browser/.test(commandOf(pid)));
+      own.control.preparation({ paused: false });
+      const result = await done;
+      expect(result.code, result.stderr.slice(-4000)).toBe(0);
+      expect(plugins, "the plugin processes of the update").toHaveLength(1);
+      // The engine's log names the provider instance (one per process) each call went to.
+      const served = new Map<string, Set<string>>();
+      for (const [, instance, call, subject] of result.stderr.matchAll(/(Provider\[0x[0-9a-f]+\])\.(Construct|Create)\(([^,)]+(?:, [^,)]+)?)/g)) {
+        if (!served.has(instance!)) served.set(instance!, new Set());
+        served.get(instance!)!.add(`${call} ${subject!.split("::").at(-1)}`);
+      }
+      expect([...served.values()].map((calls) => [...calls].sort())).toEqual([
+        ["Construct remote-browser:index:ReviewSessions, review", "Create review-firefox", "Create session"],
+      ]);
+      expect(own.control.books()).toMatchObject({ started: 2, running: 2 });
+
+      await cli.clean(["preview", "--expect-no-changes"]);
+      await cli.clean(["destroy", "--yes"]);
+      expect(own.control.books()).toMatchObject({ started: 2, running: 0, neverEnded: 0 });
+    } finally {
+      own.control.preparation({ paused: false });
+      if (own.control.books().neverEnded > 0) await cli.run(["destroy", "--yes"]);
+      await own.close();
+    }
+  });
+});

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import { DYNAMIC_SESSION_TYPE, ReviewSessions } from "../../plugin/reviewSessions";
 import { pluginIdentity } from "../../plugin/identity";
+import { RemoteBrowserComponentProvider } from "../../plugin/provider";
 import { ValidationError } from "../../core/errors";
 import { PROJECT, STACK, secret, useMockEngine, value } from "../sdk/mocks";
 
@@ -111,5 +112,38 @@ describe("ReviewSessions", () => {
     expect((thrown as ValidationError).code).toBe("validation");
     expect((thrown as Error).message).toMatch(message);
     expect(engine.registrations.filter((r) => r.type === SESSION && r.name.startsWith(`bad-${before}-`))).toEqual([]);
+  });
+});
+
+describe("ReviewSessions constructed by the plugin", () => {
+  // The provider resources as the engine names them: a YAML program's default provider registered without
+  // a version, and an explicit one.
+  const defaultProvider = `urn:pulumi:${STACK}::${PROJECT}::pulumi:providers:remote-browser::default`;
+  const explicitProvider = `urn:pulumi:${STACK}::${PROJECT}::pulumi:providers:remote-browser::second`;
+  const TYPE = "remote-browser:index:ReviewSessions";
+
+  /** Constructs a ReviewSessions as the plugin's gRPC server would, and waits for its sessions' registrations. */
+  async function construct(provider: RemoteBrowserComponentProvider, name: string, browsers: string[], options: pulumi.ComponentResourceOptions = {}) {
+    const { state } = await provider.construct(name, TYPE, { browsers, url: `https://${name}.example.test/` }, options);
+    await value(state.sessionIds as pulumi.Output<unknown>); // the children are registered by then
+  }
+
+  it("registers its sessions with the provider that constructs it, as Configure named it: the same process serves them", async () => {
+    const provider = new RemoteBrowserComponentProvider();
+    provider.servedAs(defaultProvider, "3f1c2a5e-provider-id");
+    await construct(provider, "pr-5", ["chrome", "firefox"]);
+    for (const browser of ["chrome", "firefox"]) {
+      expect(engine.registration(`pr-5-${browser}`).provider).toBe(`${defaultProvider}::3f1c2a5e-provider-id`);
+    }
+  });
+
+  it("keeps a provider the program gave the component for the package", async () => {
+    const provider = new RemoteBrowserComponentProvider();
+    provider.servedAs(defaultProvider, "3f1c2a5e-provider-id");
+    const chosen = new pulumi.DependencyProviderResource(`${explicitProvider}::7d0e-explicit-id`);
+    await construct(provider, "pr-6", ["chrome"], { providers: { "remote-browser": chosen } });
+    expect(engine.registration("pr-6-chrome").provider).toBe(`${explicitProvider}::7d0e-explicit-id`);
+    await construct(provider, "pr-7", ["chrome"], { providers: [chosen] });
+    expect(engine.registration("pr-7-chrome").provider).toBe(`${explicitProvider}::7d0e-explicit-id`);
   });
 });

@@ -26,6 +26,8 @@ export interface Registration {
   /** The plugin version and download address the resource asks for ("" when none). */
   version: string;
   pluginDownloadURL: string;
+  /** The provider reference (`<urn>::<id>`) the resource is registered with ("" when none). */
+  provider: string;
   /** The resource's aliases: a URN, or the parts of a spec that are set. */
   aliases: Array<string | Record<string, unknown>>;
   /** URNs the resource depends on, as the engine is told. */
@@ -119,6 +121,7 @@ export function useMockEngine(setup: { config?: Record<string, string>; secretKe
         additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
         version: req.getVersion(),
         pluginDownloadURL: req.getPlugindownloadurl(),
+        provider: req.getProvider(),
         aliases: [
           ...req.getAliasurnsList(),
           ...req.getAliasesList().map((a: { getUrn(): string; getSpec(): { toObject(): Record<string, unknown> } | undefined }) =>
