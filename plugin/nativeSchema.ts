@@ -3,7 +3,7 @@ import { INPUTS, OUTPUTS, inputDoc } from "../core/fields";
 import type { InputField, OutputField } from "../core/fields";
 import type { PropertySpec } from "./schemaSpec";
 import { packageMetadata } from "./packageMetadata";
-import { BROWSER_SESSION } from "./resource";
+import { BROWSER_SESSION } from "./tokens";
 import { FUNCTIONS } from "./functions";
 
 /**
