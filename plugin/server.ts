@@ -19,12 +19,15 @@ import type { Call, Callback, Handler } from "./rpc";
  * modules. Each other part is loaded by the first call that needs it:
  * - the native handlers (handlers.ts), and with them the core and the service's client: CheckConfig,
  *   Configure, Check, Create, Invoke, ...;
- * - the served schema (servedSchema.ts): GetSchema;
+ * - the served schema (servedSchema.ts; the release binary's was built with the binary): GetSchema;
  * - the SDK's provider server, with the components (provider.ts) and the SDK's resource model: Construct,
  *   Call, Attach, Parameterize, and a Check, Diff, Create, Read, Update or Delete of a type other than
  *   BrowserSession.
  * Nothing reads the disk or the network before the port is printed.
  */
+
+/** Set by the release build (release/bundle.ts): the schema the binary serves, as servedSchema.ts builds it. */
+declare const PRB_SCHEMA: string | undefined;
 
 /**
  * The SDK server's options (`grpcChannelOptions` of its runtime/settings.ts): messages up to 400 MiB, and
@@ -103,10 +106,11 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
     // As the SDK's server answers it: schema version 0 only.
     getSchema: (call, callback) => {
       if (call.request.getVersion() !== 0) return callback(new Error(`unsupported schema version ${call.request.getVersion()}`));
-      if (schema === undefined) {
-        const { servedSchema } = require("./servedSchema") as typeof import("./servedSchema"); // eslint-disable-line @typescript-eslint/no-require-imports
-        schema = JSON.stringify(servedSchema());
-      }
+      // The release binary's was built with it; the script builds its own, at the first call.
+      schema ??=
+        typeof PRB_SCHEMA !== "undefined"
+          ? PRB_SCHEMA
+          : JSON.stringify((require("./servedSchema") as typeof import("./servedSchema")).servedSchema()); // eslint-disable-line @typescript-eslint/no-require-imports
       const resp = new m.proto.GetSchemaResponse();
       resp.setSchema(schema);
       callback(null, resp);

@@ -1,5 +1,6 @@
 import * as path from "node:path";
 import { build, Plugin } from "esbuild";
+import { servedSchemaOf } from "../plugin/servedSchema";
 
 /** What the release binary knows of itself (plugin/identity.ts reads it as `PRB_RELEASE`). */
 export interface ReleaseFacts {
@@ -13,6 +14,11 @@ const root = path.resolve(__dirname, "..", "..");
 /**
  * The plugin (plugin/host.ts's `serve`) and everything it loads, as one CommonJS file that needs no
  * `node_modules`: what the single executable runs. Returns the bundle's text.
+ *
+ * Each start holds the whole text in memory, so it carries what the plugin uses and no more: the SDK's
+ * modules the plugin loads (release/bundledSdk.ts), minified; names are kept, for stack traces and for code
+ * that reads a class's name (a component's type token is its class's). The schema is built here, by the
+ * same code and from the same facts as the binary would build it, so that GetSchema loads none of that code.
  */
 export async function bundlePlugin(facts: ReleaseFacts): Promise<string> {
   const result = await build({
@@ -26,10 +32,11 @@ export async function bundlePlugin(facts: ReleaseFacts): Promise<string> {
     format: "cjs",
     write: false,
     metafile: true,
-    minify: false,
+    minify: true,
+    keepNames: true,
     legalComments: "inline",
     logLevel: "silent",
-    define: { PRB_RELEASE: JSON.stringify(facts) },
+    define: { PRB_RELEASE: JSON.stringify(facts), PRB_SCHEMA: JSON.stringify(JSON.stringify(servedSchemaOf({ name: "remote-browser", ...facts }))) },
     plugins: [bundledSdk],
   });
   const copies = duplicatePackages(Object.keys(result.metafile.inputs));
