@@ -49,9 +49,14 @@ export type PulumiModules = ReturnType<typeof pulumiModules>;
  * second server. Fails, rather than serving a half provider, if the installed SDK no longer registers its
  * service that way.
  */
-export function sdkProviderService(m: PulumiModules, components: Provider, args: string[]): Record<string, unknown> {
+export function sdkProviderService(
+  m: PulumiModules,
+  components: Provider,
+  args: string[],
+  load: (id: string) => unknown = sdkRequire,
+): Record<string, unknown> {
   // Loaded here, from the same installed copy whose gRPC module is intercepted below.
-  const { main } = sdkRequire("./provider") as typeof import("@pulumi/pulumi/provider");
+  const { main } = load("./provider") as typeof import("@pulumi/pulumi/provider");
   const server = m.grpc.Server.prototype;
   const addService = server.addService;
   const taken = new Error("the SDK's provider service, taken at its registration");

@@ -39,8 +39,11 @@ export const GRPC_SERVER_OPTIONS = {
   "grpc.server_max_unrequested_time_in_server": 30 * 60,
 };
 
+/** The calls of a resource: handlers.ts answers BrowserSession's, and hands any other type's to the SDK's server. */
+const SESSION_CALLS = ["check", "diff", "create", "read", "update", "delete"];
+
 /** The calls answered by handlers.ts. */
-const NATIVE = ["checkConfig", "diffConfig", "configure", "check", "diff", "create", "read", "update", "delete", "cancel", "list", "invoke"];
+const NATIVE = ["checkConfig", "diffConfig", "configure", ...SESSION_CALLS, "cancel", "list", "invoke"];
 
 /** The calls the SDK's server answers, and nothing of the plugin's: the components'. */
 const SDK_ONLY = ["attach", "parameterize", "construct", "call"];
@@ -80,8 +83,12 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
       const implementation = sdkProviderService(m, new RemoteBrowserComponentProvider() as Provider, args);
       // The SDK's `main` has put its own handlers of uncaught errors in place.
       uncaught.stop();
+      // Its handlers are methods of its class: taken by name, each bound to the instance.
       const bound: Record<string, Handler> = {};
-      for (const [name, fn] of Object.entries(implementation)) if (typeof fn === "function") bound[name] = fn.bind(implementation) as Handler;
+      for (const name of [...SDK_ONLY, ...SESSION_CALLS]) {
+        const fn = implementation[name];
+        if (typeof fn === "function") bound[name] = fn.bind(implementation) as Handler;
+      }
       sdk = bound;
     }
     return sdk;
@@ -128,11 +135,13 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
  */
 function loadedBy(m: PulumiModules, load: () => Record<string, Handler>, name: string): Handler {
   return (call: Call, callback: Callback) => {
-    let handler: Handler;
+    let handler: Handler | undefined;
     try {
-      handler = load()[name]!;
+      handler = load()[name];
+      // As gRPC answers a method without a handler (an installed SDK whose server lacks it).
+      if (!handler) throw Object.assign(new Error(`The server does not implement the method ${name}`), { code: m.grpc.status.UNIMPLEMENTED });
     } catch (err) {
-      const e = grpcError(m, err);
+      const e = { ...grpcError(m, err), ...((err as { code?: number }).code === m.grpc.status.UNIMPLEMENTED ? { code: m.grpc.status.UNIMPLEMENTED } : {}) };
       // A server-streaming call (List) has no callback: its error is an event of the call.
       if (typeof callback === "function") callback(e, null, e.metadata);
       else (call as unknown as { emit(event: "error", err: unknown): void }).emit("error", e);

@@ -43,7 +43,7 @@ export async function writeRelease(args: ReleaseArgs, pulumi: string, log: (line
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "prb-release-"));
   try {
     log(`bundling the plugin as ${facts.version} (${facts.pluginDownloadURL})`);
-    const bundle = await bundlePlugin(facts);
+    const bundle = (await bundlePlugin(facts)).code;
     // V8's code cache is valid only for the Node binary that makes it, the linux-amd64 one (sea.ts): that
     // executable's blob carries it, the others' do not.
     const blobs = new Map<boolean, Buffer>();
