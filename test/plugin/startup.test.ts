@@ -144,6 +144,10 @@ describe("the plugin's start", () => {
 
     const schema = JSON.parse((await call("getSchema", new provproto.GetSchemaRequest())).getSchema());
     expect(Object.keys(schema.resources)).toEqual(expect.arrayContaining(["remote-browser:index:BrowserSession", "remote-browser:index:ReviewSessions"]));
+    // As the SDK's server answers: schema version 0 only.
+    const newer = new provproto.GetSchemaRequest();
+    newer.setVersion(1);
+    await expect(call("getSchema", newer)).rejects.toThrow(/unsupported schema version 1/);
     const afterSchema = await snapshotNow();
     expect(loadedOf(afterSchema, LATER)).toEqual(expect.arrayContaining(["the served schema"]));
     expect(loadedOf(afterSchema, LATER)).not.toEqual(expect.arrayContaining(["the native handlers"]));
