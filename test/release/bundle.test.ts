@@ -81,6 +81,8 @@ describe("the release bundle", () => {
       expect((await call("getPluginInfo", new Empty())).getVersion()).toBe(facts.version);
       const served = JSON.parse((await call("getSchema", new provproto.GetSchemaRequest())).getSchema());
       expect(served).toEqual(servedSchemaOf({ name: "remote-browser", ...facts }));
+      // Built with the bundle, not at the call: its text is in the bundle, the release's version in it.
+      expect(bundle.code).toContain(`{"name":"remote-browser","version":"${facts.version}"`);
       expect(served.pluginDownloadURL).toBe(facts.pluginDownloadURL);
     } finally {
       client.close();
