@@ -23,11 +23,15 @@ describe("the reaches into @pulumi/pulumi's internals", () => {
 });
 
 describe("the SDK's provider service, taken from its main", () => {
-  it("is its server's implementation, taken without a server of its own: main prints no port, and a later main starts none", async () => {
+  it("is its server's implementation, taken without a server of its own: main binds no port, and a later main starts none", async () => {
     const m = pulumiModules();
-    const written: string[] = [];
-    const write = process.stdout.write;
-    process.stdout.write = ((chunk: string) => written.push(String(chunk)) > 0) as typeof process.stdout.write;
+    const server = m.grpc.Server.prototype;
+    const bindAsync = server.bindAsync;
+    const bound: string[] = [];
+    server.bindAsync = function (this: unknown, address: string, ...rest: unknown[]) {
+      bound.push(address);
+      return bindAsync.call(this, address, ...rest);
+    };
     try {
       const implementation = sdkProviderService(m, { version: "1.2.3" } as never, []);
       for (const name of ["construct", "call", "attach", "check", "create"]) expect(typeof implementation[name], name).toBe("function");
@@ -35,9 +39,9 @@ describe("the SDK's provider service, taken from its main", () => {
       await main({ version: "1.2.3" } as never, []);
       await new Promise((r) => setTimeout(r, 100));
     } finally {
-      process.stdout.write = write;
+      server.bindAsync = bindAsync;
     }
-    expect(written).toEqual([]);
+    expect(bound).toEqual([]);
   });
 
   it("fails, naming the installed release, when main registers no provider service", () => {
