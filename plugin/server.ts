@@ -97,8 +97,7 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
 
   let native: Record<string, Handler> | undefined;
   const nativeService = (): Record<string, Handler> => {
-    const { nativeHandlers } = require("./handlers") as typeof import("./handlers"); // eslint-disable-line @typescript-eslint/no-require-imports
-    native ??= nativeHandlers(m, sdkHandler, options.ctx);
+    native ??= (require("./handlers") as typeof import("./handlers")).nativeHandlers(m, sdkHandler, options.ctx); // eslint-disable-line @typescript-eslint/no-require-imports
     return native;
   };
 
@@ -113,11 +112,16 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
     // As the SDK's server answers it: schema version 0 only.
     getSchema: (call, callback) => {
       if (call.request.getVersion() !== 0) return callback(new Error(`unsupported schema version ${call.request.getVersion()}`));
-      // The release binary's was built with it; the script builds its own, at the first call.
-      schema ??=
-        typeof PRB_SCHEMA !== "undefined"
-          ? PRB_SCHEMA
-          : JSON.stringify((require("./servedSchema") as typeof import("./servedSchema")).servedSchema()); // eslint-disable-line @typescript-eslint/no-require-imports
+      try {
+        // The release binary serves the schema built with it (release/bundle.ts); the script builds its own.
+        schema ??=
+          typeof PRB_SCHEMA !== "undefined"
+            ? PRB_SCHEMA
+            : JSON.stringify((require("./servedSchema") as typeof import("./servedSchema")).servedSchema()); // eslint-disable-line @typescript-eslint/no-require-imports
+      } catch (err) {
+        const e = grpcError(m, err);
+        return callback(e, null, e.metadata);
+      }
       const resp = new m.proto.GetSchemaResponse();
       resp.setSchema(schema);
       callback(null, resp);
