@@ -3,11 +3,12 @@ import { sdkRequire } from "./pulumiSdk";
 
 /**
  * Every reach into `@pulumi/pulumi` beyond its documented API, in one place: the generated protocol
- * modules and gRPC the plugin's front door is built on (plugin/server.ts), the registration of the SDK's
- * provider service that it takes over, and the gRPC client the diagnostics speak to the engine with
+ * modules and gRPC the plugin's front door is built on (plugin/server.ts), the SDK's provider service
+ * implementation it hands the components' calls to, and the gRPC client the diagnostics speak to the engine with
  * (diagnostics.ts). `pulumiSdk.ts` says where these modules are loaded from (the release bundle puts
- * `release/bundledSdk.ts` in its place); this module says what is expected of them, and the plugin fails
- * at start, naming the installed release, when one no longer holds.
+ * `release/bundledSdk.ts` in its place); this module says what is expected of them, and the plugin fails,
+ * naming the installed release, when one no longer holds: at start for the protocol modules, at the first
+ * component call for the provider service.
  */
 
 /**
@@ -41,36 +42,44 @@ export function pulumiModules(load: (id: string) => any = sdkRequire) { // eslin
 export type PulumiModules = ReturnType<typeof pulumiModules>;
 
 /**
- * Serves `components` with the SDK's `main`, letting `extend` add to the SDK's provider service
- * implementation as `main` registers it with gRPC (once, before its first await). Fails at start, rather
- * than serving a half provider, if the installed SDK no longer registers its service that way.
+ * The SDK's provider service implementation serving `components`, as its `main` builds it, without the
+ * server `main` would start: `main` registers the implementation with gRPC once, before its first await, and
+ * that registration is where it is taken and `main` stopped, before it binds a port or prints one. `main`
+ * has marked the SDK as serving by then, so a later `main` (run-plugin's componentProviderHost) starts no
+ * second server. Fails, rather than serving a half provider, if the installed SDK no longer registers its
+ * service that way.
  */
-export async function interceptProviderService(
+export function sdkProviderService(
   m: PulumiModules,
   components: Provider,
   args: string[],
-  extend: (implementation: Record<string, unknown>) => void,
-): Promise<void> {
-  // Loaded here, from the same installed copy whose gRPC module is extended below.
-  const { main } = sdkRequire("./provider") as typeof import("@pulumi/pulumi/provider");
+  load: (id: string) => unknown = sdkRequire,
+): Record<string, unknown> {
+  // Loaded here, from the same installed copy whose gRPC module is intercepted below.
+  const { main } = load("./provider") as typeof import("@pulumi/pulumi/provider");
   const server = m.grpc.Server.prototype;
   const addService = server.addService;
-  let extended = false;
-  server.addService = function (this: unknown, service: unknown, implementation: Record<string, unknown>) {
-    if (service === m.service && !extended) {
-      extend(implementation);
-      extended = true;
+  const taken = new Error("the SDK's provider service, taken at its registration");
+  let implementation: Record<string, unknown> | undefined;
+  server.addService = function (this: unknown, service: unknown, impl: Record<string, unknown>) {
+    if (service === m.service && !implementation) {
+      implementation = impl;
+      throw taken;
     }
-    return addService.call(this, service, implementation);
+    return addService.call(this, service, impl);
   };
-  let serving: Promise<void>;
+  let stopped: Promise<void>;
   try {
-    serving = main(components, args);
+    stopped = main(components, args);
   } finally {
     server.addService = addService;
   }
-  if (!extended) throw sdkChanged("it did not register its provider service as expected; the remote-browser plugin cannot serve BrowserSession");
-  await serving;
+  // `main` is async: the throw above ends it as a rejection, which is its expected end here.
+  stopped.catch((err: unknown) => {
+    if (err !== taken) throw err;
+  });
+  if (!implementation) throw sdkChanged("it did not register its provider service as expected; the remote-browser plugin cannot serve its components");
+  return implementation;
 }
 
 function sdkChanged(what: string): Error {

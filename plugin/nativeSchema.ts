@@ -2,8 +2,7 @@ import { CONFIG_FIELDS } from "../core/config";
 import { INPUTS, OUTPUTS, inputDoc } from "../core/fields";
 import type { InputField, OutputField } from "../core/fields";
 import type { PropertySpec } from "./schemaSpec";
-import { packageMetadata } from "./packageMetadata";
-import { BROWSER_SESSION } from "./resource";
+import { BROWSER_SESSION } from "./tokens";
 import { FUNCTIONS } from "./functions";
 
 /**
@@ -221,8 +220,6 @@ const providerInputs = Object.fromEntries(
 
 /** The native part of the schema, merged with the component's by the plugin. */
 export const NATIVE_SCHEMA = {
-  /** What the schema says of the package: registry metadata, plugin download address, language sections. */
-  package: packageMetadata(),
   config: { variables: settings },
   provider: {
     description: "The remote-browser provider: one account on one service. An explicit instance lets a stack hold sessions of several accounts.",

@@ -1,12 +1,11 @@
 import type { Inputs } from "@pulumi/pulumi";
 import type { ComponentResource, ComponentResourceOptions } from "@pulumi/pulumi";
-import { DependencyProviderResource } from "@pulumi/pulumi";
 import type { ConstructResult, Provider } from "@pulumi/pulumi/provider";
-import { ComponentProvider } from "@pulumi/pulumi/provider/experimental";
+import { DependencyProviderResource } from "@pulumi/pulumi/resource";
 import { pluginIdentity } from "./identity";
-import { COMPONENTS, PACKAGE_NAME, PackageSchema, typeToken, withNativeSchema, withVersion } from "./packageSchema";
-// Imported, not read from disk: the release binary carries it in its bundle.
-import componentSchema from "./schema.json";
+import { COMPONENTS } from "./packageSchema";
+import { servedSchema } from "./servedSchema";
+import { PACKAGE_NAME, typeToken } from "./tokens";
 
 /**
  * The component provider the plugin serves, as `ComponentProvider` of `@pulumi/pulumi/provider/experimental`
@@ -23,10 +22,12 @@ import componentSchema from "./schema.json";
  *   it in every plugin process, so every `pulumi up` would pay it;
  * - the analyzer has no notion of secrets, so its schema needs marking anyway.
  * A unit test derives the schema again from the sources and fails when `schema.json` differs.
+ *
+ * The front door (server.ts) loads this module at the first call the SDK's server answers (Construct, Call):
+ * it brings the components and the SDK's resource model, and nothing of the analyzer.
  */
 export class RemoteBrowserComponentProvider implements Provider {
   readonly version = pluginIdentity().version;
-  private readonly served: PackageSchema = withNativeSchema(withVersion(componentSchema as unknown as PackageSchema, this.version));
   /** The engine's reference (`<urn>::<id>`) to the provider resource this process serves, once configured. */
   private own?: string;
 
@@ -42,7 +43,7 @@ export class RemoteBrowserComponentProvider implements Provider {
   }
 
   async getSchema(): Promise<string> {
-    return JSON.stringify(this.served);
+    return JSON.stringify(servedSchema());
   }
 
   /**
@@ -50,9 +51,9 @@ export class RemoteBrowserComponentProvider implements Provider {
    * analysis of the sources.
    */
   async construct(name: string, type: string, inputs: Inputs, options: ComponentResourceOptions): Promise<ConstructResult> {
-    ComponentProvider.validateResourceType(PACKAGE_NAME, type);
+    checkComponentType(type);
     const entry = COMPONENTS.find((c) => typeToken(c.component.name) === type);
-    const resource = this.served.resources[type];
+    const resource = servedSchema().resources[type];
     if (!entry || !resource) throw new Error(`Component class not found for '${type.split(":")[2]}'`);
     const instance: ComponentResource & Record<string, unknown> = new entry.component(name, inputs, this.withOwnProvider(options)) as never;
     const state: Inputs = {};
@@ -70,4 +71,18 @@ export class RemoteBrowserComponentProvider implements Provider {
     const given = options.providers;
     return { ...options, providers: Array.isArray(given) ? [own, ...given] : { [PACKAGE_NAME]: own, ...given } };
   }
+}
+
+/**
+ * The refusals of `ComponentProvider.validateResourceType`, in its words: a component's type is
+ * `remote-browser:index:<Name>` (or with an empty module). Checked here rather than by that method, whose
+ * module loads the schema analyzer and with it the TypeScript compiler.
+ */
+function checkComponentType(type: string): void {
+  const parts = type.split(":");
+  if (parts.length !== 3) throw new Error(`Invalid resource type ${type}`);
+  const [pkg, module, name] = parts as [string, string, string];
+  if (pkg !== PACKAGE_NAME) throw new Error(`Invalid package name ${pkg}, expected '${PACKAGE_NAME}'`);
+  if (module !== "index" && module !== "") throw new Error(`Invalid module '${module}' in resource type '${type}', expected 'index' or empty string`);
+  if (name === "") throw new Error(`Empty resource name in resource type '${type}'`);
 }

@@ -11,9 +11,6 @@ import { withoutNulls } from "../core/outputs";
 import { read, readById } from "../core/read";
 import { reveal, unwrapProperties, wrapSecrets } from "./secrets";
 
-/** The resource's type token in the plugin's schema. */
-export const BROWSER_SESSION = "remote-browser:index:BrowserSession";
-
 /**
  * Names starting with `__` are bookkeeping -- the engine's, or the dynamic resource's (its stored code,
  * seed, URN and idempotency key, found in the state of a session moved over from it) -- never an input or

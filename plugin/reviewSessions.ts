@@ -1,6 +1,10 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+// The values from the SDK's own modules rather than its entry point, which loads the whole SDK (the
+// Automation API, the TypeScript compiler): the plugin loads this module at its first Construct.
+import { all, Output, secret } from "@pulumi/pulumi/output";
+import { ComponentResource, CustomResource } from "@pulumi/pulumi/resource";
 import { pluginIdentity } from "./identity";
-import { BROWSER_SESSION } from "./resource";
+import { BROWSER_SESSION } from "./tokens";
 import { ValidationError } from "../core/errors";
 import { SECRET_OUTPUTS } from "../core/fields";
 
@@ -44,7 +48,7 @@ export const DYNAMIC_SESSION_TYPE = "pulumi-nodejs:dynamic/remote-browser:Browse
  * runs in the same process. The version and download address, as a generated SDK pins its resources, are
  * what the engine goes by where no provider is given: never another release than the component's.
  */
-class Session extends pulumi.CustomResource {
+class Session extends CustomResource {
   declare readonly vmId: pulumi.Output<string>;
   declare readonly shareUrl: pulumi.Output<string | undefined>;
   declare readonly browserName: pulumi.Output<string | undefined>;
@@ -83,7 +87,7 @@ export interface ReviewSessionsArgs {
  * One remote browser session per requested browser, all opening the same page: the review sessions of a
  * pull request. The share links are secret outputs.
  */
-export class ReviewSessions extends pulumi.ComponentResource {
+export class ReviewSessions extends ComponentResource {
   /** Session id (`vmId`) of each browser, keyed by browser id. */
   public readonly sessionIds: pulumi.Output<Record<string, string>>;
   /** Secret. Share link of each browser's session, keyed by browser id: whoever has a link can view that session. */
@@ -112,12 +116,11 @@ export class ReviewSessions extends pulumi.ComponentResource {
     });
     // One map per output, keyed by browser id; a session without a value (no share link) has no entry.
     const mapOf = (pick: (s: Session) => pulumi.Output<string | undefined>): pulumi.Output<Record<string, string>> =>
-      pulumi
-        .all(sessions.map(([browser, s]) => pick(s).apply((v) => [browser, v] as const)))
+      all(sessions.map(([browser, s]) => pick(s).apply((v) => [browser, v] as const)))
         .apply((entries) => Object.fromEntries(entries.filter((e): e is readonly [string, string] => typeof e[1] === "string")));
     this.sessionIds = mapOf((s) => s[REVIEW_SESSIONS_OUTPUTS.sessionIds]);
     // Secret already (BrowserSession's share links are); also secret when empty, so it never shows.
-    this.shareUrls = pulumi.secret(mapOf((s) => s.shareUrl));
+    this.shareUrls = secret(mapOf((s) => s.shareUrl));
     this.browserNames = mapOf((s) => s[REVIEW_SESSIONS_OUTPUTS.browserNames]);
     this.registerOutputs({ sessionIds: this.sessionIds, shareUrls: this.shareUrls, browserNames: this.browserNames });
   }
@@ -132,7 +135,7 @@ function browserList(name: string, browsers: unknown): string[] {
   if (!Array.isArray(browsers)) {
     throw new ValidationError(
       `${where} must be a list of browser image ids known when the program runs, e.g. ["chrome", "firefox"]` +
-        (pulumi.Output.isInstance(browsers) ? ", not an output of another resource or a secret" : ""),
+        (Output.isInstance(browsers) ? ", not an output of another resource or a secret" : ""),
     );
   }
   if (browsers.length === 0) throw new ValidationError(`${where} must name at least one browser`);

@@ -1,5 +1,6 @@
 import * as path from "node:path";
 import { build, Plugin } from "esbuild";
+import { servedSchemaOf } from "../plugin/servedSchema";
 
 /** What the release binary knows of itself (plugin/identity.ts reads it as `PRB_RELEASE`). */
 export interface ReleaseFacts {
@@ -12,9 +13,14 @@ const root = path.resolve(__dirname, "..", "..");
 
 /**
  * The plugin (plugin/host.ts's `serve`) and everything it loads, as one CommonJS file that needs no
- * `node_modules`: what the single executable runs. Returns the bundle's text.
+ * `node_modules`: what the single executable runs. Returns the bundle's text and the files it holds.
+ *
+ * Each start holds the whole text in memory, so it carries what the plugin uses and no more: the SDK's
+ * modules the plugin loads (release/bundledSdk.ts), minified; names are kept, for stack traces and for code
+ * that reads a class's name (a component's type token is its class's). The schema is built here, by the
+ * same code and from the same facts as the binary would build it, so that GetSchema loads none of that code.
  */
-export async function bundlePlugin(facts: ReleaseFacts): Promise<string> {
+export async function bundlePlugin(facts: ReleaseFacts): Promise<{ code: string; inputs: string[] }> {
   const result = await build({
     // host.ts starts the plugin when it is the main module, as it is at the top of the bundle (a second
     // start would find the SDK serving already and fail). The release asks the built binary for its schema,
@@ -26,15 +32,17 @@ export async function bundlePlugin(facts: ReleaseFacts): Promise<string> {
     format: "cjs",
     write: false,
     metafile: true,
-    minify: false,
+    minify: true,
+    keepNames: true,
     legalComments: "inline",
     logLevel: "silent",
-    define: { PRB_RELEASE: JSON.stringify(facts) },
+    define: { PRB_RELEASE: JSON.stringify(facts), PRB_SCHEMA: JSON.stringify(JSON.stringify(servedSchemaOf({ name: "remote-browser", ...facts }))) },
     plugins: [bundledSdk],
   });
-  const copies = duplicatePackages(Object.keys(result.metafile.inputs));
+  const inputs = Object.keys(result.metafile.inputs);
+  const copies = duplicatePackages(inputs);
   if (copies.length > 0) throw new Error(`the bundle holds two copies of ${copies.join(", ")}: the plugin would extend one and the SDK serve with the other`);
-  return result.outputFiles[0].text;
+  return { code: result.outputFiles[0].text, inputs };
 }
 
 /** core/pulumiSdk.ts resolves modules at run time, which a bundle cannot: its bundled twin takes its place. */

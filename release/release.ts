@@ -10,6 +10,7 @@ import { fileType } from "./fileType";
 import { packNpm } from "./npmPackage";
 import { prepareOutDir } from "./outDir";
 import { archiveName, executableName, platformId, selectPlatforms } from "./platforms";
+import type { Platform } from "./platforms";
 import { seaBlob, seaExecutable } from "./sea";
 import { checkSignature } from "./signing";
 import { writeSdks } from "./sdks";
@@ -43,13 +44,21 @@ export async function writeRelease(args: ReleaseArgs, pulumi: string, log: (line
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "prb-release-"));
   try {
     log(`bundling the plugin as ${facts.version} (${facts.pluginDownloadURL})`);
-    const blob = seaBlob(await bundlePlugin(facts), work);
+    const bundle = (await bundlePlugin(facts)).code;
+    // V8's code cache is valid only for the Node binary that makes it, the linux-amd64 one (sea.ts): that
+    // executable's blob carries it, the others' do not.
+    const blobs = new Map<boolean, Buffer>();
+    const blobFor = (p: Platform) => {
+      const codeCache = p.os === "linux" && p.arch === "amd64";
+      if (!blobs.has(codeCache)) blobs.set(codeCache, seaBlob(bundle, work, { codeCache }));
+      return blobs.get(codeCache)!;
+    };
     for (const doc of ["LICENSE", "README.md"]) fs.copyFileSync(path.join(root, doc), path.join(work, doc));
     const archives: ReleaseOutput["archives"] = [];
     for (const platform of platforms) {
       log(`building ${platformId(platform)}`);
       const exe = path.join(work, executableName(platform));
-      await seaExecutable(platform, blob, exe);
+      await seaExecutable(platform, blobFor(platform), exe);
       const type = fileType(exe);
       if (!type.startsWith(platform.fileType)) throw new Error(`the ${platformId(platform)} executable is ${type}, not ${platform.fileType}`);
       checkSignature(platform, exe);

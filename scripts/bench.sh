@@ -4,7 +4,8 @@
 #   npm run bench -- --quick | --only overhead|scale|memory|ratelimit | --candidate min,growth,max | --help
 #   npm run bench -- wave [--stacks 12] [--limit 4]   many pull-request stacks at once (bench/wave.ts)
 #   npm run bench -- audit [--stacks 20] [--sessions 200]   the account audit at scale (bench/audit.ts)
-#   npm run bench -- release [--release DIR] [--runs 5]   archive sizes, plugin start and memory (bench/release.ts)
+#   npm run bench -- release [--release DIR] [--runs 7] [--stacks 8]   archive sizes, plugin start and memory
+#                                              beside a Go plugin (needs Go) and Node.js's floor (bench/release.ts)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/prepare.sh

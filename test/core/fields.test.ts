@@ -3,7 +3,8 @@ import { validateCreate } from "../../emulator/validate";
 import { staticFailures } from "../../core/check";
 import { diff } from "../../core/diff";
 import { API_INPUTS, INPUTS, IN_PLACE_INPUTS, OUTPUTS, PROVIDER_INPUTS, REPLACING_INPUTS, SECRET_OUTPUTS } from "../../core/fields";
-import { COMPONENTS, typeToken } from "../../plugin/packageSchema";
+import { COMPONENTS } from "../../plugin/packageSchema";
+import { typeToken } from "../../plugin/tokens";
 import { useEmulator } from "../helpers/emulator";
 
 const t = useEmulator();

@@ -1,7 +1,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PackageSchema, PropertySpec, SCHEMA_FILE, withNativeSchema } from "../../plugin/packageSchema";
+import { PackageSchema, PropertySpec, SCHEMA_FILE } from "../../plugin/packageSchema";
+import { withNativeSchema } from "../../plugin/servedSchema";
 import { run } from "../../release/run";
 import { USER_PAGES, codeBlocks, read } from "../docs/markdown";
 

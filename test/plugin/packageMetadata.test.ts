@@ -1,7 +1,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PackageSchema, SCHEMA_FILE, withNativeSchema } from "../../plugin/packageSchema";
+import { PackageSchema, SCHEMA_FILE } from "../../plugin/packageSchema";
+import { withNativeSchema } from "../../plugin/servedSchema";
 import { pluginIdentity } from "../../plugin/identity";
 import { LOGO_FILE, packageMetadata } from "../../plugin/packageMetadata";
 
