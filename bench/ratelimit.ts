@@ -8,16 +8,15 @@
  * `destroy`, one remove per session and one account read per stack. Calls divided by R. The goal: every resource succeeds at the first
  * try, and the time from the first call of a step to its last is within 1.5 × that floor.
  */
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator } from "../emulator";
 import type { Emulator, RequestLogEntry } from "../emulator";
+import { runRunner } from "./runnerProcess";
 import { Printer, fixed, sec, table } from "./report";
 
 const root = path.resolve(__dirname, "..", "..");
-const runner = path.join(root, "dist", "runner", "cli.js");
 const program = path.join(root, "dist", "bench", "ratelimit-program.js");
 const passphrase = randomBytes(24).toString("hex");
 
@@ -63,16 +62,6 @@ export const QUICK_CASES: readonly RateLimitCase[] = [
   { stacks: 4, sessions: 6, rate: 5 },
 ];
 
-function run(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [runner, ...args], { cwd, env: { ...process.env, ...env } });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
-    child.on("close", (code) => resolve({ code, out }));
-  });
-}
-
 /** Calls of the key in the log, and the span from the first to the last. */
 function calls(log: RequestLogEntry[]): { all: number; refused: number; spanMs: number } {
   const api = log.filter((r) => r.operation !== "viewer" && r.operation !== "unknown");
@@ -105,7 +94,7 @@ async function runCase(c: RateLimitCase, prepMs: number, workRoot: string): Prom
       const start = Date.now();
       const results = await Promise.all(
         stacks.map((s) =>
-          run(action === "up" ? ["up", "--program", program, ...s.common, "--config", `count=${c.sessions}`, "--config", `url=https://example.com/${s.name}`] : ["destroy", ...s.common], s.workDir, env),
+          runRunner(action === "up" ? ["up", "--program", program, ...s.common, "--config", `count=${c.sessions}`, "--config", `url=https://example.com/${s.name}`] : ["destroy", ...s.common], s.workDir, env),
         ),
       );
       const wallMs = Date.now() - start;
@@ -118,7 +107,7 @@ async function runCase(c: RateLimitCase, prepMs: number, workRoot: string): Prom
     const destroy = await step("destroy");
     const books = emulator.control.books();
     const leftRunning = books.neverEnded;
-    for (const s of stacks) await run(["rm", ...s.common], s.workDir, env);
+    for (const s of stacks) await runRunner(["rm", ...s.common], s.workDir, env);
     return {
       ...c,
       prepMs,

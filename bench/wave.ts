@@ -5,17 +5,17 @@
  *
  *   npm run bench -- wave [--stacks 12] [--limit 4] [--prep-ms 2000] [--hold-ms 2000]
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { startEmulator } from "../emulator";
 import type { Emulator } from "../emulator";
+import { runRunner } from "./runnerProcess";
 import { median, quantile, sec, table } from "./report";
 
 const root = path.resolve(__dirname, "..", "..");
-const runner = path.join(root, "dist", "runner", "cli.js");
 const program = path.join(root, "dist", "bench", "wave-program.js");
 const passphrase = randomBytes(24).toString("hex");
 
@@ -29,16 +29,6 @@ interface StackRun {
   error?: string;
 }
 
-function run(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [runner, ...args], { cwd, env: { ...process.env, ...env } });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
-    child.on("close", (code) => resolve({ code, out }));
-  });
-}
-
 async function pullRequest(emulator: Emulator, backend: string, work: string, name: string, holdMs: number): Promise<StackRun> {
   const workDir = path.join(work, name);
   fs.mkdirSync(workDir, { recursive: true });
@@ -48,11 +38,11 @@ async function pullRequest(emulator: Emulator, backend: string, work: string, na
   // Secrets through the environment, never the command line; the backend is shared, so it needs a passphrase.
   const env = { WAVE_API_KEY: emulator.apiKey, PULUMI_CONFIG_PASSPHRASE: passphrase };
   const upStart = Date.now();
-  const up = await run(["up", "--program", program, ...common, "--config", `url=${url}`, "--config", "waitForCapacitySeconds=900"], workDir, env);
+  const up = await runRunner(["up", "--program", program, ...common, "--config", `url=${url}`, "--config", "waitForCapacitySeconds=900"], workDir, env);
   const upEnd = Date.now();
   if (up.code === 0) await new Promise((r) => setTimeout(r, holdMs)); // the review
-  await run(["destroy", ...common], workDir, env);
-  await run(["rm", ...common], workDir, env);
+  await runRunner(["destroy", ...common], workDir, env);
+  await runRunner(["rm", ...common], workDir, env);
   return { name, upStart, upEnd, end: Date.now(), ok: up.code === 0, url, error: up.code === 0 ? undefined : up.out.slice(-500) };
 }
 
