@@ -3,8 +3,8 @@
 # own Node.js, Python and Go language hosts (test/hosts/, vitest.hosts.config.mts; `npm test` does not run
 # them). Every Pulumi install ships these hosts beside `pulumi`; the Go module proxy does not serve them.
 # Each host is taken from PATH first (as an installed Pulumi CLI provides them), then from
-# ~/.cache/pulumi-language-hosts/v<CLI pin>/, where `build-language-hosts.sh` of a pulumi/pulumi checkout
-# builds them (the README's Tests section says how). A test file runs only where its hosts are found:
+# ~/.cache/pulumi-language-hosts/v<CLI pin>/, where `go build` in each host's folder of a pulumi/pulumi
+# checkout builds them (CONTRIBUTING.md, "Pulumi's language hosts", says how). A test file runs only where its hosts are found:
 #
 #   test/hosts/nodejs.test.ts   pulumi-language-nodejs
 #   test/hosts/python.test.ts   pulumi-language-python (and its -exec) and pulumi-language-nodejs (the
@@ -44,7 +44,7 @@ fi
 
 where="on PATH or in $cache"
 if [ ${#files[@]} = 0 ]; then
-  printf 'hosts: NOT RUN: no Pulumi language host found %s (%s). An installed Pulumi CLI has them beside `pulumi`; see the README, Tests.\n' "$where" "${missing[*]}"
+  printf 'hosts: NOT RUN: no Pulumi language host found %s (%s). An installed Pulumi CLI has them beside `pulumi`; see CONTRIBUTING.md (the language hosts).\n' "$where" "${missing[*]}"
   exit 0
 fi
 export PRB_LANGUAGE_HOST_NODEJS=${host[nodejs]} PRB_LANGUAGE_HOST_PYTHON=${host[python]} PRB_LANGUAGE_HOST_GO=${host[go]}
