@@ -1,11 +1,9 @@
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { Emulator, startEmulator } from "../../emulator";
+import { expect, inject, it } from "vitest";
 import { fileType } from "../../release/fileType";
 import { RELEASE_VERSION } from "../e2e/release-build";
-import { ARCHIVE, acquireFrom, hostsInstall, lifecycle, releaseServer, stack } from "./hosts";
+import { ARCHIVE, acquireFrom, lifecycle, stack, hostsBed } from "./hosts";
 
 /**
  * A Go program with `pulumi` under Pulumi's Go language host (pulumi-language-go), as a user runs it: on the
@@ -13,26 +11,10 @@ import { ARCHIVE, acquireFrom, hostsInstall, lifecycle, releaseServer, stack } f
  * would serve the tag), the plugin downloaded by the engine from the module's pluginDownloadURL.
  */
 const IMPORT_PATH = "github.com/remote-browser/pulumi-remote-browser/sdk/go/remotebrowser";
-let base: string;
-let pulumiBin: string;
-let emulator: Emulator;
-let server: Awaited<ReturnType<typeof releaseServer>>;
-
-beforeAll(async () => {
-  base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-hosts-go-"));
-  pulumiBin = hostsInstall(path.join(base, "pulumi", "bin"), ["go"]);
-  emulator = await startEmulator({ prepMs: 300 });
-  server = await releaseServer(inject("hosts").release);
-});
-afterAll(async () => {
-  await server?.close();
-  await emulator?.close();
-  // Not rmSync: the folder holds virtualenvs and node_modules, and the worker hosts the emulator.
-  if (base) await fs.promises.rm(base, { recursive: true, force: true });
-});
+const bed = hostsBed("go", ["go"]);
 
 it("a program on the release's Go module: BrowserSession, ReviewSessions and getImages through up, preview and refresh without changes, destroy; the plugin acquired by the engine", async () => {
-  const dir = path.join(base, "program");
+  const dir = path.join(bed.base, "program");
   fs.cpSync(path.join(__dirname, "programs", "go"), dir, { recursive: true });
   const module = path.join(inject("hosts").sdks, "go", "remotebrowser");
   // Required at no version of its own: Go refuses v9.9.9-e2e for a module path without a /v9 suffix (the
@@ -41,12 +23,12 @@ it("a program on the release's Go module: BrowserSession, ReviewSessions and get
   fs.writeFileSync(path.join(dir, "go.mod"), `module example.test/hosts\n\ngo 1.24\n\nrequire ${IMPORT_PATH} v0.0.0-00010101000000-000000000000\n\nreplace ${IMPORT_PATH} => ${module}\n`);
   expect(JSON.parse(fs.readFileSync(path.join(module, "pulumi-plugin.json"), "utf8")).version).toBe(RELEASE_VERSION);
   fs.copyFileSync(path.join(module, "go.sum"), path.join(dir, "go.sum"));
-  const { cli, account } = await stack(pulumiBin, dir, path.join(base, "state"), emulator);
+  const { cli, account } = await stack(bed.pulumiBin, dir, path.join(bed.base, "state"), bed.emulator);
   // The module's go.sum has the SDK's modules; the program's own requirements are resolved at its first build.
   Object.assign(cli.env, { GOFLAGS: "-mod=mod", GOSUMDB: "off" });
-  acquireFrom(cli, `${server.url}go/`);
-  const sessions = () => emulator.control.sessions().filter((s) => s.accountId === account.accountId);
-  await lifecycle(cli, emulator, account, 2, (outputs) => {
+  acquireFrom(cli, `${bed.server.url}go/`);
+  const sessions = () => bed.emulator.control.sessions().filter((s) => s.accountId === account.accountId);
+  await lifecycle(cli, bed.emulator, account, 2, (outputs) => {
     expect(outputs.sessionId).toBe(sessions().find((s) => s.browser === "chrome")!.vmId);
     expect(outputs.reviewSessionIds).toEqual({ firefox: sessions().find((s) => s.browser === "firefox")!.vmId });
     expect(outputs.shareUrl).toBe("[secret]");
@@ -55,5 +37,5 @@ it("a program on the release's Go module: BrowserSession, ReviewSessions and get
   });
   const plugin = path.join(cli.env.PULUMI_HOME!, "plugins", `resource-remote-browser-v${RELEASE_VERSION}`, "pulumi-resource-remote-browser");
   expect(fileType(plugin), "the release's binary, downloaded by the engine").toBe("ELF 64-bit x86-64");
-  expect(server.served).toContain(`/go/${ARCHIVE}`);
+  expect(bed.server.served).toContain(`/go/${ARCHIVE}`);
 });

@@ -1,8 +1,10 @@
 import * as fs from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
+import * as os from "node:os";
 import * as path from "node:path";
-import { expect, inject } from "vitest";
+import { afterAll, beforeAll, expect, inject } from "vitest";
+import { startEmulator } from "../../emulator";
 import type { Emulator } from "../../emulator";
 import { pluginIdentity } from "../../plugin/identity";
 import { PulumiCli, accountBooks, filesText, newAccount, pulumiCli, pulumiInstall } from "../e2e/plain-cli";
@@ -46,6 +48,32 @@ export async function releaseServer(release: string) {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   return { url, served, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/** What each hosts test file runs on: its folder, a CLI with its hosts, an emulator and the release's server. */
+export interface HostsBed {
+  base: string;
+  pulumiBin: string;
+  emulator: Emulator;
+  server: Awaited<ReturnType<typeof releaseServer>>;
+}
+
+/** The file's bed, set up before its tests and taken down after them. */
+export function hostsBed(name: string, languages: Language[]): HostsBed {
+  const bed = {} as HostsBed;
+  beforeAll(async () => {
+    bed.base = fs.mkdtempSync(path.join(os.tmpdir(), `prb-hosts-${name}-`));
+    bed.pulumiBin = hostsInstall(path.join(bed.base, "pulumi", "bin"), languages);
+    bed.emulator = await startEmulator({ prepMs: 300 });
+    bed.server = await releaseServer(inject("hosts").release);
+  });
+  afterAll(async () => {
+    await bed.server?.close();
+    await bed.emulator?.close();
+    // Not rmSync: the folder holds virtualenvs and node_modules, and the worker hosts the emulator.
+    if (bed.base) await fs.promises.rm(bed.base, { recursive: true, force: true });
+  });
+  return bed;
 }
 
 /**

@@ -1,13 +1,11 @@
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { Emulator, startEmulator } from "../../emulator";
+import { describe, expect, inject, it } from "vitest";
 import { fileType } from "../../release/fileType";
 import { run } from "../../release/run";
 import { cellPulumiSdk, installPackage, onPath } from "../e2e/plain-cli";
 import { RELEASE_VERSION } from "../e2e/release-build";
-import { ARCHIVE, acquireFrom, hostsInstall, languageHost, lifecycle, releaseServer, stack } from "./hosts";
+import { ARCHIVE, acquireFrom, languageHost, lifecycle, stack, hostsBed } from "./hosts";
 
 /**
  * TypeScript programs with `pulumi` under Pulumi's Node.js language host (pulumi-language-nodejs), as a
@@ -15,23 +13,7 @@ import { ARCHIVE, acquireFrom, hostsInstall, languageHost, lifecycle, releaseSer
  * by itself, and the dynamic-provider example examples/pr-environment on the packed package.
  */
 const root = path.resolve(__dirname, "..", "..");
-let base: string;
-let pulumiBin: string;
-let emulator: Emulator;
-let server: Awaited<ReturnType<typeof releaseServer>>;
-
-beforeAll(async () => {
-  base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-hosts-nodejs-"));
-  pulumiBin = hostsInstall(path.join(base, "pulumi", "bin"), ["nodejs"]);
-  emulator = await startEmulator({ prepMs: 300 });
-  server = await releaseServer(inject("hosts").release);
-});
-afterAll(async () => {
-  await server?.close();
-  await emulator?.close();
-  // Not rmSync: the folder holds virtualenvs and node_modules, and the worker hosts the emulator.
-  if (base) await fs.promises.rm(base, { recursive: true, force: true });
-});
+const bed = hostsBed("nodejs", ["nodejs"]);
 
 /** npm install in `dir` of `dependencies` with the cell's @pulumi/pulumi, TypeScript and Node's types. */
 async function npmInstall(dir: string, dependencies: Record<string, string>) {
@@ -47,18 +29,18 @@ async function npmInstall(dir: string, dependencies: Record<string, string>) {
 
 describe.concurrent("TypeScript under the Node.js language host", () => {
   it("a program on the release's @remote-browser/pulumi tarball: the engine acquires the plugin from the package's pluginDownloadURL; BrowserSession, ReviewSessions and getImages through up, preview and refresh without changes, destroy", async () => {
-    const dir = path.join(base, "release-sdk");
+    const dir = path.join(bed.base, "release-sdk");
     fs.cpSync(path.join(__dirname, "programs", "typescript"), dir, { recursive: true });
     await npmInstall(dir, { "@remote-browser/pulumi": `file:${path.join(inject("hosts").sdks, "nodejs", `remote-browser-pulumi-${RELEASE_VERSION}.tgz`)}` });
-    const { cli, account } = await stack(pulumiBin, dir, path.join(base, "release-sdk-state"), emulator);
-    acquireFrom(cli, `${server.url}ts/`);
+    const { cli, account } = await stack(bed.pulumiBin, dir, path.join(bed.base, "release-sdk-state"), bed.emulator);
+    acquireFrom(cli, `${bed.server.url}ts/`);
     expect(onPath("pulumi-resource-remote-browser", cli.env.PATH!), "no plugin on PATH").toBeUndefined();
     expect(fs.existsSync(path.join(dir, "node_modules", ".bin", "pulumi-resource-remote-browser")), "no plugin in node_modules").toBe(false);
     const about = await cli.ok(["about"]);
     expect(about.stdout).toMatch(/language\s+nodejs\s+/);
 
-    const sessions = () => emulator.control.sessions().filter((s) => s.accountId === account.accountId);
-    await lifecycle(cli, emulator, account, 2, (outputs) => {
+    const sessions = () => bed.emulator.control.sessions().filter((s) => s.accountId === account.accountId);
+    await lifecycle(cli, bed.emulator, account, 2, (outputs) => {
       expect(outputs.sessionId).toBe(sessions().find((s) => s.browser === "chrome")!.vmId);
       expect(outputs.reviewSessionIds).toEqual({ firefox: sessions().find((s) => s.browser === "firefox")!.vmId });
       expect(outputs.shareUrl).toBe("[secret]");
@@ -67,24 +49,24 @@ describe.concurrent("TypeScript under the Node.js language host", () => {
     });
     const plugin = path.join(cli.env.PULUMI_HOME!, "plugins", `resource-remote-browser-v${RELEASE_VERSION}`, "pulumi-resource-remote-browser");
     expect(fileType(plugin), "the release's binary, downloaded by the engine").toBe("ELF 64-bit x86-64");
-    expect(server.served, "from the loopback release address").toContain(`/ts/${ARCHIVE}`);
+    expect(bed.server.served, "from the loopback release address").toContain(`/ts/${ARCHIVE}`);
   });
 
   it("examples/pr-environment, the dynamic provider, on the packed package: up, preview and refresh without changes, destroy", async () => {
-    const dir = path.join(base, "pr-environment");
+    const dir = path.join(bed.base, "pr-environment");
     fs.cpSync(path.join(root, "examples", "pr-environment"), dir, { recursive: true, filter: (src) => !/^(node_modules|Pulumi\..+\.yaml)$/.test(path.basename(src)) });
     await installPackage(dir, inject("e2e").tarball);
-    const { cli, account } = await stack(pulumiBin, dir, path.join(base, "pr-environment-state"), emulator, {
+    const { cli, account } = await stack(bed.pulumiBin, dir, path.join(bed.base, "pr-environment-state"), bed.emulator, {
       prNumber: "42",
       previewUrl: "https://pr-42.preview.example.com/",
     });
-    expect(onPath("pulumi-language-nodejs", cli.env.PATH!)).toBe(path.join(path.dirname(pulumiBin), "pulumi-language-nodejs"));
-    await lifecycle(cli, emulator, account, 2, (outputs) => {
+    expect(onPath("pulumi-language-nodejs", cli.env.PATH!)).toBe(path.join(path.dirname(bed.pulumiBin), "pulumi-language-nodejs"));
+    await lifecycle(cli, bed.emulator, account, 2, (outputs) => {
       expect(outputs.shareUrls).toBe("[secret]");
     });
   });
 });
 
 it("takes the host scripts/hosts.sh found", () => {
-  expect(fs.realpathSync(path.join(path.dirname(pulumiBin), "pulumi-language-nodejs"))).toBe(fs.realpathSync(languageHost("nodejs")));
+  expect(fs.realpathSync(path.join(path.dirname(bed.pulumiBin), "pulumi-language-nodejs"))).toBe(fs.realpathSync(languageHost("nodejs")));
 });

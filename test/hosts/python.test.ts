@@ -1,13 +1,11 @@
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { Emulator, startEmulator } from "../../emulator";
+import { describe, expect, inject, it } from "vitest";
 import { fileType } from "../../release/fileType";
 import { run } from "../../release/run";
 import { installPackage, onPath } from "../e2e/plain-cli";
 import { RELEASE_VERSION } from "../e2e/release-build";
-import { ARCHIVE, acquireFrom, hostsInstall, lifecycle, releaseServer, stack } from "./hosts";
+import { ARCHIVE, acquireFrom, lifecycle, stack, hostsBed } from "./hosts";
 
 /**
  * examples/python-review with `pulumi` under Pulumi's Python language host (pulumi-language-python), as a
@@ -17,27 +15,11 @@ import { ARCHIVE, acquireFrom, hostsInstall, lifecycle, releaseServer, stack } f
  * itself; the ReviewSessions component from Python on the same wheel.
  */
 const root = path.resolve(__dirname, "..", "..");
-let base: string;
-let pulumiBin: string;
-let emulator: Emulator;
-let server: Awaited<ReturnType<typeof releaseServer>>;
-
-beforeAll(async () => {
-  base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-hosts-python-"));
-  pulumiBin = hostsInstall(path.join(base, "pulumi", "bin"), ["python", "nodejs"]);
-  emulator = await startEmulator({ prepMs: 300 });
-  server = await releaseServer(inject("hosts").release);
-});
-afterAll(async () => {
-  await server?.close();
-  await emulator?.close();
-  // Not rmSync: the folder holds virtualenvs and node_modules, and the worker hosts the emulator.
-  if (base) await fs.promises.rm(base, { recursive: true, force: true });
-});
+const bed = hostsBed("python", ["python", "nodejs"]);
 
 /** The example's folder as a user's checkout has it. */
 function example(name: string): string {
-  const dir = path.join(base, name);
+  const dir = path.join(bed.base, name);
   fs.cpSync(path.join(root, "examples", "python-review"), dir, {
     recursive: true,
     filter: (src) => !/^(node_modules|venv|sdks|Pulumi\..+\.yaml)$/.test(path.basename(src)),
@@ -45,23 +27,23 @@ function example(name: string): string {
   return dir;
 }
 
-const sessionsOf = (accountId: string) => emulator.control.sessions().filter((s) => s.accountId === accountId);
+const sessionsOf = (accountId: string) => bed.emulator.control.sessions().filter((s) => s.accountId === accountId);
 
 describe.concurrent("examples/python-review under the Python language host", () => {
   it("as its README says: npm install, `pulumi package add` of a clean clone of this repository (the plugin from its sources, under the Node.js host); up, preview and refresh without changes, destroy", async () => {
     // The repository as a git URL gives it: what is committed, without a build or node_modules.
-    const clone = path.join(base, "remote-browser");
+    const clone = path.join(bed.base, "remote-browser");
     await run("git", ["clone", "--quiet", "--no-hardlinks", root, clone]);
     expect(fs.existsSync(path.join(clone, "dist")) || fs.existsSync(path.join(clone, "node_modules"))).toBe(false);
     const dir = example("from-clone");
     // `npm install`: the packed package stands in for the npm registry's, with the @pulumi/pulumi it brings.
     await installPackage(dir, inject("e2e").tarball);
-    const { cli, account } = await stack(pulumiBin, dir, path.join(base, "from-clone-state"), emulator, { previewUrl: "https://pr-42.preview.example.com/" });
+    const { cli, account } = await stack(bed.pulumiBin, dir, path.join(bed.base, "from-clone-state"), bed.emulator, { previewUrl: "https://pr-42.preview.example.com/" });
     expect(onPath("pulumi-resource-remote-browser", cli.env.PATH!), "no plugin on PATH").toBeUndefined();
     const added = await cli.ok(["package", "add", clone]);
     expect(added.stdout + added.stderr).toMatch(/import pulumi_remote_browser/);
     expect(fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8")).toContain(`remote-browser: ${clone}`);
-    await lifecycle(cli, emulator, account, 2, (outputs) => {
+    await lifecycle(cli, bed.emulator, account, 2, (outputs) => {
       const sessions = sessionsOf(account.accountId);
       expect(outputs.session_ids).toEqual(Object.fromEntries(sessions.map((s) => [s.browser, s.vmId])));
       expect(outputs.share_urls).toBe("[secret]");
@@ -80,27 +62,27 @@ describe.concurrent("examples/python-review under the Python language host", () 
     const venv = path.join(dir, "venv");
     await run("python3", ["-m", "venv", venv]);
     await run(path.join(venv, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", "-r", path.join(dir, "requirements.txt"), wheel]);
-    const { cli, account } = await stack(pulumiBin, dir, path.join(base, "from-wheel-state"), emulator);
-    acquireFrom(cli, `${server.url}py/`);
-    await lifecycle(cli, emulator, account, 2, (outputs) => {
+    const { cli, account } = await stack(bed.pulumiBin, dir, path.join(bed.base, "from-wheel-state"), bed.emulator);
+    acquireFrom(cli, `${bed.server.url}py/`);
+    await lifecycle(cli, bed.emulator, account, 2, (outputs) => {
       expect(outputs.session_ids).toEqual(Object.fromEntries(sessionsOf(account.accountId).map((s) => [s.browser, s.vmId])));
       expect(outputs.share_urls).toBe("[secret]");
     });
     const plugin = path.join(cli.env.PULUMI_HOME!, "plugins", `resource-remote-browser-v${RELEASE_VERSION}`, "pulumi-resource-remote-browser");
     expect(fileType(plugin), "the release's binary, downloaded by the engine").toBe("ELF 64-bit x86-64");
-    expect(server.served).toContain(`/py/${ARCHIVE}`);
+    expect(bed.server.served).toContain(`/py/${ARCHIVE}`);
 
     // ReviewSessions, in a folder of its own on the same virtualenv.
-    const review = path.join(base, "review-sessions");
+    const review = path.join(bed.base, "review-sessions");
     fs.mkdirSync(review);
     fs.copyFileSync(path.join(root, "test", "e2e", "programs", "component-python", "review-sessions", "__main__.py"), path.join(review, "__main__.py"));
     fs.writeFileSync(path.join(review, "Pulumi.yaml"), `name: review-sessions\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: ${venv}\n`);
-    const component = await stack(pulumiBin, review, path.join(base, "review-sessions-state"), emulator);
-    acquireFrom(component.cli, `${server.url}py-review/`);
-    await lifecycle(component.cli, emulator, component.account, 2, (outputs) => {
+    const component = await stack(bed.pulumiBin, review, path.join(bed.base, "review-sessions-state"), bed.emulator);
+    acquireFrom(component.cli, `${bed.server.url}py-review/`);
+    await lifecycle(component.cli, bed.emulator, component.account, 2, (outputs) => {
       expect(outputs.session_ids).toEqual(Object.fromEntries(sessionsOf(component.account.accountId).map((s) => [s.browser, s.vmId])));
       expect(outputs.share_urls).toBe("[secret]");
     });
-    expect(server.served).toContain(`/py-review/${ARCHIVE}`);
+    expect(bed.server.served).toContain(`/py-review/${ARCHIVE}`);
   });
 });
