@@ -1,5 +1,7 @@
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
 import * as path from "node:path";
 import { cacheRoot } from "../../release/cache";
 import { run } from "../../release/run";
@@ -65,4 +67,23 @@ function inputsHash(): string {
   };
   INPUTS.forEach(add);
   return hash.digest("hex").slice(0, 16);
+}
+
+/**
+ * The release's download address, played by a server on loopback that serves the release's archives by
+ * name (any folder of it: each test's downloads are told apart by theirs), as the release page would.
+ */
+export async function releaseServer(release: string) {
+  const served: string[] = [];
+  const server = http.createServer((req, res) => {
+    const name = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname).split("/").pop() ?? "";
+    const file = path.join(release, name);
+    if (!name.startsWith("pulumi-resource-") || !fs.existsSync(file)) return void res.writeHead(404).end();
+    served.push(req.url ?? "");
+    res.writeHead(200, { "content-type": "application/gzip", "content-length": fs.statSync(file).size });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return { url, served, close: () => new Promise((resolve) => server.close(resolve)) };
 }

@@ -1,6 +1,4 @@
 import * as fs from "node:fs";
-import * as http from "node:http";
-import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -8,7 +6,7 @@ import { Emulator, startEmulator } from "../../emulator";
 import { fileType } from "../../release/fileType";
 import { run } from "../../release/run";
 import { PulumiCli, accountBooks, filesText, newAccount, onPath, pulumiCli, pulumiInstall, yamlLanguageHost } from "./plain-cli";
-import { RELEASE_VERSION, linuxRelease } from "./release-build";
+import { RELEASE_VERSION, linuxRelease, releaseServer } from "./release-build";
 
 /**
  * The plugin as a user of any language gets it, from the release's linux-amd64 archive alone: installed
@@ -23,9 +21,8 @@ let release: string;
 let emulator: Emulator;
 let base: string;
 let pulumiBin: string;
-let server: http.Server;
+let server: Awaited<ReturnType<typeof releaseServer>>;
 let downloadUrl: string;
-const served: string[] = [];
 
 beforeAll(async () => {
   release = await linuxRelease(inject("e2e").pulumiBin);
@@ -33,19 +30,11 @@ beforeAll(async () => {
   pulumiBin = pulumiInstall(path.join(base, "pulumi", "bin"), inject("e2e").pulumiBin, await yamlLanguageHost());
   emulator = await startEmulator({ prepMs: 300 });
   // Serves the release's files by name, as a release page would; nothing else.
-  server = http.createServer((req, res) => {
-    const name = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname).split("/").pop() ?? "";
-    const file = path.join(release, name);
-    if (!name.startsWith("pulumi-resource-") || !fs.existsSync(file)) return void res.writeHead(404).end();
-    served.push(req.url ?? "");
-    res.writeHead(200, { "content-type": "application/gzip", "content-length": fs.statSync(file).size });
-    fs.createReadStream(file).pipe(res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  downloadUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  server = await releaseServer(release);
+  downloadUrl = server.url;
 });
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   await emulator?.close();
   if (base) fs.rmSync(base, { recursive: true, force: true });
 });
@@ -137,6 +126,6 @@ describe.concurrent("a YAML program on the release binary alone: no Node.js, no 
     expect(fs.existsSync(pluginDir(cli))).toBe(false);
     await lifecycle(cli, account);
     expect(fileType(path.join(pluginDir(cli), "pulumi-resource-remote-browser"))).toBe("ELF 64-bit x86-64");
-    expect(served.filter((url) => url.startsWith("/acquired/")), "the engine downloaded the archive from the program's address").toContain(`/acquired/${ARCHIVE}`);
+    expect(server.served.filter((url) => url.startsWith("/acquired/")), "the engine downloaded the archive from the program's address").toContain(`/acquired/${ARCHIVE}`);
   });
 });

@@ -1,9 +1,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { expect, inject, it } from "vitest";
-import { fileType } from "../../release/fileType";
 import { RELEASE_VERSION } from "../e2e/release-build";
-import { ARCHIVE, acquireFrom, lifecycle, stack, hostsBed } from "./hosts";
+import { acquireFrom, hostsBed, releaseProgramLifecycle, stack } from "./hosts";
 
 /**
  * A Go program with `pulumi` under Pulumi's Go language host (pulumi-language-go), as a user runs it: on the
@@ -27,15 +26,5 @@ it("a program on the release's Go module: BrowserSession, ReviewSessions and get
   // The module's go.sum has the SDK's modules; the program's own requirements are resolved at its first build.
   Object.assign(cli.env, { GOFLAGS: "-mod=mod", GOSUMDB: "off" });
   acquireFrom(cli, `${bed.server.url}go/`);
-  const sessions = () => bed.emulator.control.sessions().filter((s) => s.accountId === account.accountId);
-  await lifecycle(cli, bed.emulator, account, 2, (outputs) => {
-    expect(outputs.sessionId).toBe(sessions().find((s) => s.browser === "chrome")!.vmId);
-    expect(outputs.reviewSessionIds).toEqual({ firefox: sessions().find((s) => s.browser === "firefox")!.vmId });
-    expect(outputs.shareUrl).toBe("[secret]");
-    expect(outputs.reviewShareUrls).toBe("[secret]");
-    expect(outputs.images).toEqual(expect.arrayContaining(["chrome", "firefox"]));
-  });
-  const plugin = path.join(cli.env.PULUMI_HOME!, "plugins", `resource-remote-browser-v${RELEASE_VERSION}`, "pulumi-resource-remote-browser");
-  expect(fileType(plugin), "the release's binary, downloaded by the engine").toBe("ELF 64-bit x86-64");
-  expect(bed.server.served).toContain(`/go/${ARCHIVE}`);
+  await releaseProgramLifecycle(cli, bed, account, "go");
 });

@@ -1,14 +1,13 @@
 import * as fs from "node:fs";
-import * as http from "node:http";
-import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, expect, inject } from "vitest";
 import { startEmulator } from "../../emulator";
 import type { Emulator } from "../../emulator";
 import { pluginIdentity } from "../../plugin/identity";
+import { fileType } from "../../release/fileType";
 import { PulumiCli, accountBooks, filesText, newAccount, pulumiCli, pulumiInstall } from "../e2e/plain-cli";
-import { RELEASE_VERSION } from "../e2e/release-build";
+import { RELEASE_VERSION, releaseServer } from "../e2e/release-build";
 
 /**
  * What the hosts cell's files share: a Pulumi install with the real language hosts beside `pulumi`, the
@@ -29,25 +28,6 @@ export function hostsInstall(dir: string, languages: Language[]): string {
   const hosts = languages.map(languageHost);
   if (languages.includes("python")) hosts.push(path.join(path.dirname(languageHost("python")), "pulumi-language-python-exec"));
   return pulumiInstall(dir, inject("e2e").pulumiBin, ...hosts);
-}
-
-/**
- * The release's download address, played by a server on loopback that serves the release's archives by
- * name (any folder of it: each test's downloads are told apart by theirs), as the release page would.
- */
-export async function releaseServer(release: string) {
-  const served: string[] = [];
-  const server = http.createServer((req, res) => {
-    const name = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname).split("/").pop() ?? "";
-    const file = path.join(release, name);
-    if (!name.startsWith("pulumi-resource-") || !fs.existsSync(file)) return void res.writeHead(404).end();
-    served.push(req.url ?? "");
-    res.writeHead(200, { "content-type": "application/gzip", "content-length": fs.statSync(file).size });
-    fs.createReadStream(file).pipe(res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  return { url, served, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
 /** What each hosts test file runs on: its folder, a CLI with its hosts, an emulator and the release's server. */
@@ -127,4 +107,27 @@ export async function lifecycle(
   const files = filesText(cli.stateDir);
   expect(files.includes(account.apiKey), "no API key in the state, its history or the logs").toBe(false);
   for (const link of links) expect(files.includes(link), "no plaintext share link in the state, its history or the logs").toBe(false);
+}
+
+/**
+ * The release programs' lifecycle (`programs/<language>`: a BrowserSession of chrome, a ReviewSessions of
+ * firefox, getImages), their outputs checked, then proof that the engine downloaded the release's own
+ * binary from `folder` of the release's address.
+ */
+export async function releaseProgramLifecycle(cli: PulumiCli, bed: HostsBed, account: { apiKey: string; accountId: string }, folder: string): Promise<void> {
+  const sessions = () => bed.emulator.control.sessions().filter((s) => s.accountId === account.accountId);
+  await lifecycle(cli, bed.emulator, account, 2, (outputs) => {
+    expect(outputs.sessionId).toBe(sessions().find((s) => s.browser === "chrome")!.vmId);
+    expect(outputs.reviewSessionIds).toEqual({ firefox: sessions().find((s) => s.browser === "firefox")!.vmId });
+    expect(outputs.shareUrl).toBe("[secret]");
+    expect(outputs.reviewShareUrls).toBe("[secret]");
+    expect(outputs.images).toEqual(expect.arrayContaining(["chrome", "firefox"]));
+  });
+  expect(fileType(downloadedPlugin(cli)), "the release's binary, downloaded by the engine").toBe("ELF 64-bit x86-64");
+  expect(bed.server.served, "from the loopback release address").toContain(`/${folder}/${ARCHIVE}`);
+}
+
+/** Where the engine keeps the plugin of the release's version that it downloaded. */
+export function downloadedPlugin(cli: PulumiCli): string {
+  return path.join(cli.env.PULUMI_HOME!, "plugins", `resource-remote-browser-v${RELEASE_VERSION}`, "pulumi-resource-remote-browser");
 }

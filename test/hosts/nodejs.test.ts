@@ -1,11 +1,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { fileType } from "../../release/fileType";
 import { run } from "../../release/run";
 import { cellPulumiSdk, installPackage, onPath } from "../e2e/plain-cli";
 import { RELEASE_VERSION } from "../e2e/release-build";
-import { ARCHIVE, acquireFrom, languageHost, lifecycle, stack, hostsBed } from "./hosts";
+import { acquireFrom, hostsBed, languageHost, lifecycle, releaseProgramLifecycle, stack } from "./hosts";
 
 /**
  * TypeScript programs with `pulumi` under Pulumi's Node.js language host (pulumi-language-nodejs), as a
@@ -39,17 +38,7 @@ describe.concurrent("TypeScript under the Node.js language host", () => {
     const about = await cli.ok(["about"]);
     expect(about.stdout).toMatch(/language\s+nodejs\s+/);
 
-    const sessions = () => bed.emulator.control.sessions().filter((s) => s.accountId === account.accountId);
-    await lifecycle(cli, bed.emulator, account, 2, (outputs) => {
-      expect(outputs.sessionId).toBe(sessions().find((s) => s.browser === "chrome")!.vmId);
-      expect(outputs.reviewSessionIds).toEqual({ firefox: sessions().find((s) => s.browser === "firefox")!.vmId });
-      expect(outputs.shareUrl).toBe("[secret]");
-      expect(outputs.reviewShareUrls).toBe("[secret]");
-      expect(outputs.images).toEqual(expect.arrayContaining(["chrome", "firefox"]));
-    });
-    const plugin = path.join(cli.env.PULUMI_HOME!, "plugins", `resource-remote-browser-v${RELEASE_VERSION}`, "pulumi-resource-remote-browser");
-    expect(fileType(plugin), "the release's binary, downloaded by the engine").toBe("ELF 64-bit x86-64");
-    expect(bed.server.served, "from the loopback release address").toContain(`/ts/${ARCHIVE}`);
+    await releaseProgramLifecycle(cli, bed, account, "ts");
   });
 
   it("examples/pr-environment, the dynamic provider, on the packed package: up, preview and refresh without changes, destroy", async () => {

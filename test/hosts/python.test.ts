@@ -5,7 +5,7 @@ import { fileType } from "../../release/fileType";
 import { run } from "../../release/run";
 import { installPackage, onPath } from "../e2e/plain-cli";
 import { RELEASE_VERSION } from "../e2e/release-build";
-import { ARCHIVE, acquireFrom, lifecycle, stack, hostsBed } from "./hosts";
+import { acquireFrom, ARCHIVE, downloadedPlugin, hostsBed, lifecycle, stack } from "./hosts";
 
 /**
  * examples/python-review with `pulumi` under Pulumi's Python language host (pulumi-language-python), as a
@@ -68,8 +68,7 @@ describe.concurrent("examples/python-review under the Python language host", () 
       expect(outputs.session_ids).toEqual(Object.fromEntries(sessionsOf(account.accountId).map((s) => [s.browser, s.vmId])));
       expect(outputs.share_urls).toBe("[secret]");
     });
-    const plugin = path.join(cli.env.PULUMI_HOME!, "plugins", `resource-remote-browser-v${RELEASE_VERSION}`, "pulumi-resource-remote-browser");
-    expect(fileType(plugin), "the release's binary, downloaded by the engine").toBe("ELF 64-bit x86-64");
+    expect(fileType(downloadedPlugin(cli)), "the release's binary, downloaded by the engine").toBe("ELF 64-bit x86-64");
     expect(bed.server.served).toContain(`/py/${ARCHIVE}`);
 
     // ReviewSessions, in a folder of its own on the same virtualenv.
