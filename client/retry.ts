@@ -77,7 +77,8 @@ export function retryDecision(input: RetryInput): RetryDecision {
   if (!idempotent) return { retry: false, why: "the request is not idempotent" };
   if (attempt >= policy.maxAttempts) return { retry: false, why: `gave up after ${attempt} attempts` };
 
-  const delayMs = backoffDelay(attempt, policy, input.random);
+  // A Retry-After on another fault (a 503 from a proxy in front of the service) is honoured too.
+  const delayMs = Math.max(backoffDelay(attempt, policy, input.random), error.retryAfterMs ?? 0);
   if (elapsedMs + delayMs > budgetMs) {
     return { retry: false, why: `retrying would pass the ${budgetMs} ms retry budget` };
   }

@@ -102,6 +102,11 @@ describe("retryDecision", () => {
     expect(decide(error, { attempt: 3, random: 0.99 })).toEqual({ retry: true, delayMs: 1 });
   });
 
+  it("waits at least as long as a Retry-After asks on a service fault that is not the rate limit", () => {
+    const decision = decide(failure("service", { retryAfterMs: 3_000 }));
+    expect(decision).toEqual({ retry: true, delayMs: 3_000 });
+  });
+
   it("does not retry when the service's retryAfterMs would pass maxElapsedMs", () => {
     const error = failure("insecure", { reason: "rate_limited", retryAfterMs: POLICY.maxElapsedMs });
     expect(decide(error, { elapsedMs: 1 }).retry).toBe(false);
