@@ -18,6 +18,7 @@ import { parseArgs } from "node:util";
 import { startEmulator } from "../emulator";
 import { runProgram } from "../runner";
 import { backendArg } from "../runner/backend-arg";
+import { credentialsOf, redactor } from "../runner/redact";
 
 const { values } = parseArgs({
   options: {
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
   heading("emulator");
   say(`API base URL: ${emulator.apiBaseUrl}`);
   say(`Share base:   ${emulator.shareBase}`);
-  if (backend.url) say(`Backend:      ${backend.url.replace(/\/\/[^@/]*@/, "//…@").replace(/([?&]\w*pass\w*=)[^&]*/gi, "$1…")}`);
+  if (backend.url) say(`Backend:      ${redactor(credentialsOf(backend.url))(backend.url)}`);
 
   const common = {
     program: require(path.join(root, "dist", "examples", "demo", "index.js")),
