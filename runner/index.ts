@@ -9,6 +9,7 @@ import {
   PulumiFn,
   Stack,
 } from "@pulumi/pulumi/automation";
+import { pulumiCommandFor } from "./cli-command";
 import { setStackConfig } from "./config";
 import { outputsOfExportText } from "./outputs";
 import { engineEnvironment, findPulumiBin } from "./environment";
@@ -158,28 +159,53 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
       workDir: opts.workDir,
       program: opts.program,
       envVars,
+      pulumiCommand: await pulumiCommandFor(stateDir, envVars),
       // The backend is given by PULUMI_BACKEND_URL alone: written into Pulumi.yaml, a password in its URL
       // would sit in a file of the working folder.
       projectSettings: { name: opts.projectName, runtime: "nodejs" },
     });
 
-    const stack = await stackFor(opts, workspace, envVars.PULUMI_BACKEND_URL);
-    if (opts.action === "rm") {
-      await workspace.removeStack(stack.name);
-      return { outputs: {}, masked: {}, changes: {} };
+    const configure = async (stack: Stack): Promise<Stack> => {
+      if (opts.config && Object.keys(opts.config).length > 0) {
+        await setStackConfig(stack, opts.config, { pulumiBin, workDir: opts.workDir, env: envVars });
+      }
+      return stack;
+    };
+    const proceed = async (stack: Stack): Promise<RunResult> => {
+      if (opts.action === "rm") {
+        await workspace.removeStack(stack.name);
+        return { outputs: {}, masked: {}, changes: {} };
+      }
+      const outputs = readOutputsFromExport(workspace, pulumiBin, opts.workDir, envVars);
+      if (verbose) {
+        // The engine's verbose logs print the provider's settings, secrets included, in plain text; the
+        // stack's secret config must be known to the redactor even when this run did not set it.
+        const held = await stack.getAllConfig();
+        redactKnown = redactor([...known, ...Object.values(held).filter((c) => c.secret).map((c) => c.value)]);
+      }
+      return await runAction({ ...opts, verbose }, stack, { onOutput, onError, onEvent, masked: outputs.masked });
+    };
+    if (opts.action === "up" || opts.action === "preview") {
+      // An update learns that its stack is missing from setting its config, before anything ran; one
+      // without config to set would learn it only from the update itself, which prints the CLI's error
+      // first: that one asks.
+      if (!(opts.config && Object.keys(opts.config).length > 0)) return await proceed(await selectedOrCreated(opts, workspace));
+      const stack = await configure(await unselected(opts.stackName, workspace)).catch(async (e: unknown) => {
+        if (!isMissingStack(e, opts.stackName)) throw e;
+        return configure(await created(opts, workspace));
+      });
+      return await proceed(stack);
     }
-
-    const outputs = readOutputsFromExport(workspace, pulumiBin, opts.workDir, envVars);
-    if (opts.config && Object.keys(opts.config).length > 0) {
-      await setStackConfig(stack, opts.config, { pulumiBin, workDir: opts.workDir, env: envVars });
+    try {
+      return await proceed(await configure(await unselected(opts.stackName, workspace)));
+    } catch (e) {
+      if (!isMissingStack(e, opts.stackName)) throw e;
+      throw new StackNotFoundError(
+        `${opts.action}: there is no stack "${opts.stackName}" of project "${opts.projectName}" in the backend ` +
+          `${envVars.PULUMI_BACKEND_URL ?? "(the CLI's default)"}; nothing was changed. Check the stack name and the project ` +
+          "(--project; without it the project is named after the program's folder, or \"project\" without --program)",
+      );
     }
-    if (verbose) {
-      // The engine's verbose logs print the provider's settings, secrets included, in plain text; the
-      // stack's secret config must be known to the redactor even when this run did not set it.
-      const held = await stack.getAllConfig();
-      redactKnown = redactor([...known, ...Object.values(held).filter((c) => c.secret).map((c) => c.value)]);
-    }
-    return await runAction({ ...opts, verbose }, stack, { onOutput, onError, onEvent, masked: outputs.masked });
   } catch (e) {
     throw redactError(e, redact);
   } finally {
@@ -190,40 +216,54 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
 }
 
 /**
- * `up` and `preview` create the stack when it is missing; the other actions only select it. A stack made
- * for them would be empty (a stack name or project that is not the one deployed: without --project, the
- * runner names the project after the program's folder), so destroy and rm would report success while the
- * real stack's sessions run on.
+ * The stack, not yet known to exist. `Stack.select` starts the CLI once (`pulumi stack select`) only to
+ * learn that it does; every later command names the stack with --stack and fails with the CLI's "no stack
+ * named" when it does not, so that is where its absence is learnt (isMissingStack), one CLI start fewer.
  */
-async function stackFor(opts: RunOptions, workspace: LocalWorkspace, backendUrl: string | undefined): Promise<Stack> {
-  if (opts.action === "up" || opts.action === "preview") {
-    try {
-      return await Stack.select(opts.stackName, workspace);
-    } catch (e) {
-      if (!/no stack named/i.test(String((e as Error)?.message))) throw e;
-    }
-    let stack: Stack;
-    try {
-      stack = await Stack.create(opts.stackName, workspace);
-    } catch (e) {
-      // Another run created it in between: use it, as `createOrSelect` would.
-      if (!/already exists/i.test(String((e as Error)?.message))) throw e;
-      return Stack.select(opts.stackName, workspace);
-    }
-    // The audit prints the runner's own commands only for the stacks the runner made (see audit-stacks.ts).
-    await workspace.setTag(stack.name, RUNNER_STACK_TAG, "true");
-    return stack;
+async function unselected(stackName: string, workspace: LocalWorkspace): Promise<Stack> {
+  const select = workspace.selectStack;
+  workspace.selectStack = async () => undefined;
+  try {
+    return await Stack.select(stackName, workspace);
+  } finally {
+    workspace.selectStack = select;
   }
+}
+
+/** Whether `e` is the CLI's refusal of a command on the stack `stackName`, which does not exist. */
+export function isMissingStack(e: unknown, stackName: string): boolean {
+  const text = String((e as Error)?.message ?? e);
+  const name = stackName.split("/").pop()!;
+  return /no stack named '([^']*)' found/.test(text) && [...text.matchAll(/no stack named '([^']*)' found/g)].some((m) => m[1]!.split("/").pop() === name);
+}
+
+/**
+ * `up` and `preview` create the stack when it is missing; the other actions never do. A stack made for
+ * them would be empty (a stack name or project that is not the one deployed: without --project, the runner
+ * names the project after the program's folder), so destroy and rm would report success while the real
+ * stack's sessions run on.
+ */
+async function selectedOrCreated(opts: RunOptions, workspace: LocalWorkspace): Promise<Stack> {
   try {
     return await Stack.select(opts.stackName, workspace);
   } catch (e) {
     if (!/no stack named/i.test(String((e as Error)?.message))) throw e;
-    throw new StackNotFoundError(
-      `${opts.action}: there is no stack "${opts.stackName}" of project "${opts.projectName}" in the backend ` +
-        `${backendUrl ?? "(the CLI's default)"}; nothing was changed. Check the stack name and the project ` +
-        "(--project; without it the project is named after the program's folder, or \"project\" without --program)",
-    );
   }
+  return created(opts, workspace);
+}
+
+async function created(opts: RunOptions, workspace: LocalWorkspace): Promise<Stack> {
+  let stack: Stack;
+  try {
+    stack = await Stack.create(opts.stackName, workspace);
+  } catch (e) {
+    // Another run created it in between: use it, as `createOrSelect` would.
+    if (!/already exists/i.test(String((e as Error)?.message))) throw e;
+    return Stack.select(opts.stackName, workspace);
+  }
+  // The audit prints the runner's own commands only for the stacks the runner made (see audit-stacks.ts).
+  await workspace.setTag(stack.name, RUNNER_STACK_TAG, "true");
+  return stack;
 }
 
 async function runAction(
