@@ -41,6 +41,8 @@ export interface RunOpts {
   project?: string | null;
   /** Extra options for the node process of the runner (e.g. `-r` a preload). */
   nodeArgs?: string[];
+  /** A command the runner is started under (e.g. a tracer's, see processes.ts): the runner's command line follows it. */
+  commandPrefix?: string[];
 }
 
 export interface RunResult {
@@ -150,7 +152,8 @@ export async function withStack(
     const childEnv = settings.key ? { ...env, [API_KEY_VAR]: settings.key } : env;
     const otherSecrets = (o.extraArgs ?? []).some((a) => a.startsWith("--secret"));
     if (action !== "rm" && (settings.key !== undefined || o.apiKey === null || otherSecrets)) keyWritten = undefined;
-    const child = spawn(process.execPath, [...(o.nodeArgs ?? []), ...argsFor(action, o, outFile, settings)], { cwd: workDir, env: childEnv });
+    const [command, ...before] = [...(o.commandPrefix ?? []), process.execPath];
+    const child = spawn(command!, [...before, ...(o.nodeArgs ?? []), ...argsFor(action, o, outFile, settings)], { cwd: workDir, env: childEnv });
     children.add(child);
     let stdout = "";
     let stderr = "";

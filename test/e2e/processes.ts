@@ -1,5 +1,6 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { inject } from "vitest";
 
@@ -9,39 +10,46 @@ import { inject } from "vitest";
  */
 
 /**
- * Polls the command lines of every descendant of `root` until `stop` resolves, keeping each one seen: a
- * process that execs (the `pulumi` wrapper) shows two in turn, and one that has ended but is not yet
- * reaped shows an empty one, which must not hide what it showed while it ran.
+ * Records the command line of every program a process and all its descendants execute, as any local user
+ * could have read it in /proc/<pid>/cmdline while it ran: the process is started under strace (the prefix
+ * to put before its command), which stops only at execve and writes each program's arguments, however
+ * briefly it runs. Polling /proc instead kept a core busy and could miss a process that lived between two
+ * looks.
  */
-export async function watchDescendants(root: number, stop: Promise<unknown>): Promise<Set<string>> {
-  const seen = new Set<string>();
-  let done = false;
-  void stop.finally(() => (done = true));
-  while (!done) {
-    const parent = new Map<number, number>();
-    for (const name of fs.readdirSync("/proc")) {
-      if (!/^\d+$/.test(name)) continue;
-      try {
-        const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
-        parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-      } catch {
-        // ended while we looked
-      }
-    }
-    for (const [pid] of parent) {
-      let p: number | undefined = pid;
-      while (p !== undefined && p > 1 && p !== root) p = parent.get(p);
-      if (p !== root && pid !== root) continue;
-      try {
-        const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
-        if (cmdline) seen.add(cmdline);
-      } catch {
-        // ended while we looked
-      }
-    }
-    await new Promise((r) => setTimeout(r, 10));
+export function execTracer(): { prefix: string[]; commandLines(): string[]; dispose(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-exec-trace-"));
+  const prefix = [strace(), "-f", "-ff", "-qq", "--seccomp-bpf", "-e", "trace=execve", "-e", "signal=none", "-s", "1048576", "-o", path.join(dir, "exec"), "--"];
+  return {
+    prefix,
+    commandLines: () => fs.readdirSync(dir).flatMap((f) => executed(fs.readFileSync(path.join(dir, f), "utf8"))),
+    dispose: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+let stracePath: string | undefined;
+function strace(): string {
+  stracePath ??= execFileSync("bash", [path.join(__dirname, "..", "..", "scripts", "strace.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+  return stracePath;
+}
+
+/** The command lines of the successful execve calls in one process's strace output, arguments joined by spaces. */
+export function executed(trace: string): string[] {
+  const lines: string[] = [];
+  for (const line of trace.split("\n")) {
+    const m = /^execve\("(?:[^"\\]|\\.)*", \[(.*)\], 0x[0-9a-f]+(?: \/\* \d+ vars \*\/)?\) = 0$/.exec(line);
+    if (m) lines.push([...m[1]!.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((a) => unescapeC(a[1]!)).join(" "));
   }
-  return seen;
+  return lines;
+}
+
+/** Undoes strace's C escapes (a backslash before a character, a hex or an octal byte) of a UTF-8 string. */
+function unescapeC(s: string): string {
+  const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", v: "\v", f: "\f" };
+  // Bytes first (strace writes every byte outside printable ASCII escaped), then UTF-8.
+  const bytes = s.replace(/\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)/g, (_, e: string) =>
+    e[0] === "x" ? String.fromCharCode(parseInt(e.slice(1), 16)) : /^[0-7]/.test(e) ? String.fromCharCode(parseInt(e, 8)) : (simple[e] ?? e),
+  );
+  return Buffer.from(bytes, "latin1").toString("utf8");
 }
 
 /** Runs the installed runner CLI directly, with exactly the environment given. */

@@ -4,13 +4,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { withStack } from "./harness";
-import { runRunner, watchDescendants } from "./processes";
+import { execTracer, runRunner } from "./processes";
 import { passphraseFolder } from "../../runner/passphrase";
 
 /**
  * The runner and every process it starts, watched from outside: a wrapper around `pulumi` records the
- * arguments of each CLI call, and /proc is polled for the command line of every descendant of the runner
- * (the CLI, the engine's plugins, the dynamic provider). The API key must appear in none of them: any
+ * arguments of each CLI call, and strace records the command line of every program the runner and its
+ * descendants execute (the CLI, the engine's plugins, the dynamic provider). The API key must appear in none of them: any
  * local user can read a command line.
  */
 let shimDir: string;
@@ -49,13 +49,16 @@ describe("the runner keeps secrets off every command line", () => {
         const key = stack.emulator.apiKey;
         const watched: string[] = [];
         const watch = async (action: string, o: Parameters<typeof stack.start>[1]) => {
-          const p = stack.start(action, o);
-          const [seen, result] = await Promise.all([watchDescendants(p.child.pid!, p.done), p.done]);
-          expect(result.code, result.stderr).toBe(0);
-          watched.push(...seen.values());
-          // The runner's own command line, too.
-          watched.push((p.child.spawnargs ?? []).join(" "));
-          return result;
+          const tracer = execTracer();
+          try {
+            const result = await stack.start(action, { ...o, commandPrefix: tracer.prefix }).done;
+            expect(result.code, result.stderr).toBe(0);
+            // The runner's own command line is the first the tracer saw.
+            watched.push(...tracer.commandLines());
+            return result;
+          } finally {
+            tracer.dispose();
+          }
         };
 
         // up: the key from an environment variable (--secret-env, the harness's way).

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator } from "../../emulator";
-import { watchDescendants } from "./processes";
+import { execTracer } from "./processes";
 
 /**
  * The other programs of the repository that drive the engine -- the demo, `npm run pr:local` and the
@@ -29,14 +29,20 @@ afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 /** Runs a built script of the repository and keeps the command line of each process it started. */
 async function watched(script: string, args: string[], extraEnv: Record<string, string> = {}) {
   const env = { ...process.env, PULUMI_REMOTE_BROWSER_PULUMI: inject("e2e").pulumiBin, ...extraEnv };
-  const child = spawn(process.execPath, [path.join(root, "dist", script), ...args], { cwd: root, env });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => (stdout += d));
-  child.stderr.on("data", (d) => (stderr += d));
-  const done = new Promise<number | null>((resolve) => child.on("close", resolve));
-  const [seen, code] = await Promise.all([watchDescendants(child.pid!, done), done]);
-  return { code, stdout, stderr, commandLines: [...seen, child.spawnargs.join(" ")] };
+  const tracer = execTracer();
+  try {
+    const [command, ...before] = [...tracer.prefix, process.execPath];
+    const child = spawn(command!, [...before, path.join(root, "dist", script), ...args], { cwd: root, env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    // The script's own command line is the first the tracer saw.
+    return { code, stdout, stderr, commandLines: tracer.commandLines() };
+  } finally {
+    tracer.dispose();
+  }
 }
 
 function expectNoKey(run: Awaited<ReturnType<typeof watched>>, key?: string): void {
