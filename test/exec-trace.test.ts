@@ -6,8 +6,8 @@ import { execTracer, executed } from "./e2e/processes";
  * The tracer the e2e tests keep secrets off command lines with (test/e2e/processes.ts): it must see every
  * program every descendant executes, however short-lived, with its arguments exactly as they were.
  */
-function traced(command: string, args: string[]): Promise<string[]> {
-  const tracer = execTracer();
+async function traced(command: string, args: string[]): Promise<string[]> {
+  const tracer = await execTracer();
   const [bin, ...before] = [...tracer.prefix, command];
   const child = spawn(bin!, [...before, ...args], { stdio: "ignore" });
   return new Promise<string[]>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -16,9 +16,10 @@ import { inject } from "vitest";
  * briefly it runs. Polling /proc instead kept a core busy and could miss a process that lived between two
  * looks.
  */
-export function execTracer(): { prefix: string[]; commandLines(): string[]; dispose(): void } {
+export async function execTracer(): Promise<{ prefix: string[]; commandLines(): string[]; dispose(): void }> {
+  const bin = await strace();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-exec-trace-"));
-  const prefix = [strace(), "-f", "-ff", "-qq", "--seccomp-bpf", "-e", "trace=execve", "-e", "signal=none", "-s", "1048576", "-o", path.join(dir, "exec"), "--"];
+  const prefix = [bin, "-f", "-ff", "-qq", "--seccomp-bpf", "-e", "trace=execve", "-e", "signal=none", "-s", "1048576", "-o", path.join(dir, "exec"), "--"];
   return {
     prefix,
     commandLines: () => fs.readdirSync(dir).flatMap((f) => executed(fs.readFileSync(path.join(dir, f), "utf8"))),
@@ -26,9 +27,13 @@ export function execTracer(): { prefix: string[]; commandLines(): string[]; disp
   };
 }
 
-let stracePath: string | undefined;
-function strace(): string {
-  stracePath ??= execFileSync("bash", [path.join(__dirname, "..", "..", "scripts", "strace.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+let stracePath: Promise<string> | undefined;
+function strace(): Promise<string> {
+  stracePath ??= new Promise((resolve, reject) =>
+    execFile("bash", [path.join(__dirname, "..", "..", "scripts", "strace.sh")], (err, stdout, stderr) =>
+      err ? reject(new Error(`scripts/strace.sh failed: ${String(stderr).trim() || err.message}`)) : resolve(String(stdout).trim()),
+    ),
+  );
   return stracePath;
 }
 

@@ -49,7 +49,7 @@ describe("the runner keeps secrets off every command line", () => {
         const key = stack.emulator.apiKey;
         const watched: string[] = [];
         const watch = async (action: string, o: Parameters<typeof stack.start>[1]) => {
-          const tracer = execTracer();
+          const tracer = await execTracer();
           try {
             const result = await stack.start(action, { ...o, commandPrefix: tracer.prefix }).done;
             expect(result.code, result.stderr).toBe(0);

@@ -29,7 +29,7 @@ afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 /** Runs a built script of the repository and keeps the command line of each process it started. */
 async function watched(script: string, args: string[], extraEnv: Record<string, string> = {}) {
   const env = { ...process.env, PULUMI_REMOTE_BROWSER_PULUMI: inject("e2e").pulumiBin, ...extraEnv };
-  const tracer = execTracer();
+  const tracer = await execTracer();
   try {
     const [command, ...before] = [...tracer.prefix, process.execPath];
     const child = spawn(command!, [...before, path.join(root, "dist", script), ...args], { cwd: root, env });
