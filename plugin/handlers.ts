@@ -1,12 +1,10 @@
-import * as fs from "node:fs";
-import * as path from "node:path";
-import { warn } from "../core/diagnostics";
-import type { PulumiModules } from "../core/sdkInternals";
 import { ProviderContext } from "../core/context";
-import { parseSessionsArgs, sessionsResult } from "../core/dataSources";
+import { engineDiagnostics } from "../engine-conventions/diagnostics";
+import { engineWatcher } from "../engine-conventions/liveness";
+import type { PulumiModules } from "../engine-conventions/sdkInternals";
+import { urnType } from "../engine-conventions/urn";
 import { invoke } from "./functions";
-import { checkConfig, diffConfig, isDefaultProvider, plainCredentialWarning, plainCredentialsIn, projectCredentialWarning, projectCredentialsIn, settingsFrom } from "./providerConfig";
-import { isSecret } from "./secrets";
+import { checkConfig, configFileWarnings, diffConfig, isDefaultProvider, keyInPlainConfig, settingsFrom } from "./providerConfig";
 import { NativeBrowserSessions } from "./resource";
 import { grpcError, wire } from "./rpc";
 import type { Handler } from "./rpc";
@@ -31,7 +29,7 @@ export interface ComponentsProvider {
 export function nativeHandlers(
   m: PulumiModules,
   sdk: (name: string) => Handler,
-  ctx: ProviderContext = new ProviderContext(),
+  ctx: ProviderContext = new ProviderContext({ engineAlive: engineWatcher(), diagnostics: engineDiagnostics() }),
   components: ComponentsProvider = {},
 ): Record<string, Handler> {
   const resource = new NativeBrowserSessions(ctx);
@@ -61,20 +59,21 @@ export function nativeHandlers(
       failure.setReason(f.reason);
       return failure;
     });
+  /** CheckConfig's and Check's answer: the inputs as they are to be recorded, and what is wrong with them. */
+  const checkResponse = (inputs: Record<string, unknown>, failures: Array<{ property: string; reason: string }>) => {
+    const resp = new proto.CheckResponse();
+    resp.setInputs(Struct.fromJavaScript(wire(inputs)));
+    resp.setFailuresList(failuresOf(failures));
+    return resp;
+  };
 
   return {
     checkConfig: unary(async (req) => {
       const urn: string = req.getUrn();
       const { inputs, failures, warnings } = checkConfig(js(req.getNews()), process.env, urn);
-      if (isDefaultProvider(urn)) {
-        for (const key of plainCredentialsIn(stackConfigText(urn))) warnings.push(plainCredentialWarning(key));
-        for (const key of projectCredentialsIn(projectFileText())) warnings.push(projectCredentialWarning(key));
-      }
-      for (const message of warnings) await warn(urn, message);
-      const resp = new proto.CheckResponse();
-      resp.setInputs(Struct.fromJavaScript(wire(inputs)));
-      resp.setFailuresList(failuresOf(failures));
-      return resp;
+      if (isDefaultProvider(urn)) warnings.push(...configFileWarnings(urn));
+      for (const message of warnings) await ctx.diagnostics.warning(urn, message);
+      return checkResponse(inputs, failures);
     }),
     diffConfig: unary(async (req) => {
       const { changes, diffs } = diffConfig(js(req.getOlds()), js(req.getNews()));
@@ -89,9 +88,7 @@ export function nativeHandlers(
       const id: string | undefined = req.getId?.() || undefined;
       if (urn && id) components.servedAs?.(urn, id);
       ctx.configure(settingsFrom(args, req.getVariablesMap(), isDefaultProvider(urn) ? undefined : (key) => `the provider's ${key}`));
-      // CheckConfig hands the key back as a secret, so a plain one here means the engine skipped it: `pulumi
-      // import` configures the default provider with the stack's config as written, and records it so.
-      resource.keyInPlainConfig = args.apiKey !== undefined && args.apiKey !== null && !isSecret(args.apiKey);
+      resource.keyInPlainConfig = keyInPlainConfig(args);
       const resp = new proto.ConfigureResponse();
       // As the SDK's server answers (its components need resources and outputs); secrets: see secrets.ts.
       resp.setAcceptsecrets(true);
@@ -101,10 +98,7 @@ export function nativeHandlers(
     }),
     check: forSession("check", async (req) => {
       const { inputs, failures } = await resource.check(js(req.getNews()));
-      const resp = new proto.CheckResponse();
-      resp.setInputs(Struct.fromJavaScript(wire(inputs)));
-      resp.setFailuresList(failuresOf(failures));
-      return resp;
+      return checkResponse(inputs, failures);
     }),
     diff: forSession("diff", async (req) => {
       const result = resource.diff(js(req.getOlds()), js(req.getNews()));
@@ -124,7 +118,7 @@ export function nativeHandlers(
       return resp;
     }),
     read: forSession("read", async (req) => {
-      const result = await resource.read(req.getId(), js(req.getProperties()), js(req.getInputs()));
+      const result = await resource.read(req.getId(), js(req.getProperties()), js(req.getInputs()), req.getUrn() || undefined);
       const resp = new proto.ReadResponse();
       resp.setId(result.id);
       resp.setProperties(Struct.fromJavaScript(wire(result.props)));
@@ -138,7 +132,7 @@ export function nativeHandlers(
       return resp;
     }),
     delete: forSession("delete", async (req) => {
-      await resource.delete(req.getId(), js(req.getProperties()));
+      await resource.delete(req.getId(), js(req.getProperties()), req.getUrn() || undefined);
       return new m.empty.Empty();
     }),
     // The engine's Cancel (the user's Ctrl-C): the update is ending, and a create still waiting must not
@@ -148,20 +142,15 @@ export function nativeHandlers(
       ctx.cancel();
       return new m.empty.Empty();
     }),
-    // The engine's List (`pulumi do remote-browser:index:BrowserSession list`): the account's sessions from
-    // the one list call getSessions makes. The service masks their ids, so, unlike the call's contract, an id
-    // listed here cannot be read or imported: it tells sessions apart and matches recorded vmIds, no more.
+    // The engine's List (`pulumi do remote-browser:index:BrowserSession list`), answered by the resource.
     list: ((call: { request: any; write(r: unknown): void; end(): void; emit(e: "error", err: unknown): void }) => { // eslint-disable-line @typescript-eslint/no-explicit-any
       const req = call.request;
       (async () => {
         if (req.getToken() !== BROWSER_SESSION) throw new Error(`List: the remote-browser plugin lists only ${BROWSER_SESSION}, not ${req.getToken()}`);
-        const query = parseSessionsArgs(js(req.getQuery()), "List");
-        const { sessions: listed } = await sessionsResult(ctx.api(), query);
-        const limit = Number(req.getLimit());
-        for (const s of limit > 0 ? listed.slice(0, limit) : listed) {
+        for (const row of await resource.list(js(req.getQuery()), Number(req.getLimit()))) {
           const result = new proto.ListResponse.Result();
-          result.setId(s.maskedId);
-          result.setName(`${s.browserName}, ${s.status}, started ${s.created} (id masked by the service)`);
+          result.setId(row.id);
+          result.setName(row.name);
           const resp = new proto.ListResponse();
           resp.setResult(result);
           call.write(resp);
@@ -179,38 +168,9 @@ export function nativeHandlers(
   };
 }
 
-/**
- * The stack's config file as the CLI keeps it, in the project folder the engine starts the plugin in
- * (`Pulumi.<stack>.yaml`; the stack is the URN's first part). Empty where there is none (a config kept
- * elsewhere, or the Automation API's stack settings).
- */
-/** The project's Pulumi.yaml in the engine's working folder (the program's), or "" when there is none. */
-function projectFileText(dir: string = process.cwd()): string {
-  for (const name of ["Pulumi.yaml", "Pulumi.yml"]) {
-    try {
-      return fs.readFileSync(path.join(dir, name), "utf8");
-    } catch {
-      // the other spelling, or none
-    }
-  }
-  return "";
-}
-
-function stackConfigText(urn: string, dir: string = process.cwd()): string {
-  const stack = urn.split("::")[0]?.split(":").at(-1);
-  if (!stack || /[/\\]/.test(stack)) return "";
-  try {
-    return fs.readFileSync(path.join(dir, `Pulumi.${stack}.yaml`), "utf8");
-  } catch {
-    return "";
-  }
-}
-
 /** A request's resource type: its `type` field where the engine sets it, else the URN's type part. */
 function typeOf(req: { getType?: () => string; getUrn?: () => string }): string {
   const type = req.getType?.();
   if (type) return type;
-  const urn = req.getUrn?.() ?? "";
-  const qualified = urn.split("::")[2] ?? "";
-  return qualified.slice(qualified.lastIndexOf("$") + 1);
+  return urnType(req.getUrn?.() ?? "");
 }

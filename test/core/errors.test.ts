@@ -14,6 +14,7 @@ import {
   isProviderError,
 } from "../../core/errors";
 import { settlement } from "../../core/create";
+import { asInitFailure } from "../../engine-conventions/initFailure";
 import type { WaitOutcome } from "../../core/wait";
 
 /** A second copy of errors.ts, loaded apart from this one (as a bundled or duplicated package would be). */
@@ -56,13 +57,17 @@ describe("the provider's error family", () => {
   });
 
   it("keeps the shape the dynamic provider host recognises for a created-but-failed session, and only then has an id", () => {
-    const kept = new SessionKeptError("ending it failed", { vmId: "vm-3", properties: { vmId: "vm-3", status: "unknown" } });
+    const outputs = { vmId: "vm-3", status: "unknown", shareUrl: "https://share/en/s?x", shareUrlPath: "/en/s?x", country: undefined };
+    const kept = asInitFailure(new SessionKeptError("ending it failed", { vmId: "vm-3", outputs }), (p) => ({ ...p, __provider: "p" })) as SessionKeptError;
     expect(kept.id).toBe("vm-3");
-    expect(kept.properties).toEqual({ vmId: "vm-3", status: "unknown" });
+    // The share link stays out: the dynamic host records these properties as given, unable to mark one secret.
+    expect(kept.properties).toEqual({ vmId: "vm-3", status: "unknown", __provider: "p" });
     expect(kept.reasons).toEqual(["ending it failed"]);
+    expect(new SessionKeptError("ending it failed", { vmId: "vm-3", outputs })).not.toHaveProperty("id");
     // From delete: the resource is in the state already; an id would make the host report a partial create.
-    expect(new SessionKeptError("ending failed", { vmId: "vm-3" })).not.toHaveProperty("id");
-    expect(new AccountMismatchError("m", "a", "b", { vmId: "vm-4" })).not.toHaveProperty("id");
+    const fromDelete = new SessionKeptError("ending failed", { vmId: "vm-3" });
+    expect(asInitFailure(fromDelete, (p) => p)).not.toHaveProperty("id");
+    expect(asInitFailure(new AccountMismatchError("m", "a", "b", { vmId: "vm-4" }), (p) => p)).not.toHaveProperty("id");
   });
 });
 
