@@ -5,10 +5,10 @@ import type { PulumiModules } from "../engine-conventions/sdkInternals";
 import { urnType } from "../engine-conventions/urn";
 import { invoke } from "./functions";
 import { checkConfig, configFileWarnings, diffConfig, isDefaultProvider, keyInPlainConfig, settingsFrom } from "./providerConfig";
-import { NativeBrowserSessions } from "./resource";
+import { NATIVE_RESOURCES, listedResource } from "./registry";
+import type { NativeBrowserSessions } from "./resource";
 import { grpcError, wire } from "./rpc";
 import type { Handler } from "./rpc";
-import { BROWSER_SESSION } from "./tokens";
 
 /**
  * The calls the plugin answers natively, rather than the SDK's provider server (see server.ts for why):
@@ -32,7 +32,8 @@ export function nativeHandlers(
   ctx: ProviderContext = new ProviderContext({ engineAlive: engineWatcher(), diagnostics: engineDiagnostics() }),
   components: ComponentsProvider = {},
 ): Record<string, Handler> {
-  const resource = new NativeBrowserSessions(ctx);
+  // One adapter per native resource type of the registry; a type not there is the components'.
+  const adapters = new Map(Object.entries(NATIVE_RESOURCES).map(([token, r]) => [token, r.adapter(ctx)]));
   const { proto, struct } = m;
   const Struct = struct.Struct;
   const js = (s: { toJavaScript(): Record<string, unknown> } | undefined) => s?.toJavaScript() ?? {};
@@ -47,10 +48,12 @@ export function nativeHandlers(
         },
       );
     };
-  /** BrowserSession's calls are answered here; any other type goes to the SDK's server (components). */
-  const forSession = (name: string, fn: (req: any) => Promise<unknown>): Handler => { // eslint-disable-line @typescript-eslint/no-explicit-any
-    const ours = unary(fn);
-    return (call, callback) => (typeOf(call.request) === BROWSER_SESSION ? ours(call, callback) : sdk(name)(call, callback));
+  /** A native resource's calls are answered by its adapter; any other type goes to the SDK's server (components). */
+  const forSession = (name: string, fn: (resource: NativeBrowserSessions, req: any) => Promise<unknown>): Handler => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    return (call, callback) => {
+      const resource = adapters.get(typeOf(call.request));
+      return resource ? unary((req) => fn(resource, req))(call, callback) : sdk(name)(call, callback);
+    };
   };
   const failuresOf = (failures: Array<{ property: string; reason: string }>) =>
     failures.map((f) => {
@@ -88,7 +91,7 @@ export function nativeHandlers(
       const id: string | undefined = req.getId?.() || undefined;
       if (urn && id) components.servedAs?.(urn, id);
       ctx.configure(settingsFrom(args, req.getVariablesMap(), isDefaultProvider(urn) ? undefined : (key) => `the provider's ${key}`));
-      resource.keyInPlainConfig = keyInPlainConfig(args);
+      for (const resource of adapters.values()) resource.keyInPlainConfig = keyInPlainConfig(args);
       const resp = new proto.ConfigureResponse();
       // As the SDK's server answers (its components need resources and outputs); secrets: see secrets.ts.
       resp.setAcceptsecrets(true);
@@ -96,11 +99,11 @@ export function nativeHandlers(
       resp.setAcceptoutputs(true);
       return resp;
     }),
-    check: forSession("check", async (req) => {
+    check: forSession("check", async (resource, req) => {
       const { inputs, failures } = await resource.check(js(req.getNews()));
       return checkResponse(inputs, failures);
     }),
-    diff: forSession("diff", async (req) => {
+    diff: forSession("diff", async (resource, req) => {
       const result = resource.diff(js(req.getOlds()), js(req.getNews()));
       const resp = new proto.DiffResponse();
       resp.setChanges(result.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE);
@@ -109,7 +112,7 @@ export function nativeHandlers(
       resp.setDeletebeforereplace(result.deleteBeforeReplace);
       return resp;
     }),
-    create: forSession("create", async (req) => {
+    create: forSession("create", async (resource, req) => {
       const timeout = req.getTimeout();
       const { id, outs } = await resource.create(req.getUrn(), js(req.getProperties()), timeout > 0 ? timeout : undefined);
       const resp = new proto.CreateResponse();
@@ -117,7 +120,7 @@ export function nativeHandlers(
       resp.setProperties(Struct.fromJavaScript(wire(outs)));
       return resp;
     }),
-    read: forSession("read", async (req) => {
+    read: forSession("read", async (resource, req) => {
       const result = await resource.read(req.getId(), js(req.getProperties()), js(req.getInputs()), req.getUrn() || undefined);
       const resp = new proto.ReadResponse();
       resp.setId(result.id);
@@ -125,13 +128,13 @@ export function nativeHandlers(
       resp.setInputs(Struct.fromJavaScript(wire(result.inputs)));
       return resp;
     }),
-    update: forSession("update", async (req) => {
+    update: forSession("update", async (resource, req) => {
       const { outs } = resource.update(js(req.getOlds()), js(req.getNews()));
       const resp = new proto.UpdateResponse();
       resp.setProperties(Struct.fromJavaScript(wire(outs)));
       return resp;
     }),
-    delete: forSession("delete", async (req) => {
+    delete: forSession("delete", async (resource, req) => {
       await resource.delete(req.getId(), js(req.getProperties()), req.getUrn() || undefined);
       return new m.empty.Empty();
     }),
@@ -142,12 +145,16 @@ export function nativeHandlers(
       ctx.cancel();
       return new m.empty.Empty();
     }),
-    // The engine's List (`pulumi do remote-browser:index:BrowserSession list`), answered by the resource.
+    // The engine's List (`pulumi do remote-browser:index:BrowserSession list`), answered by the type's adapter.
     list: ((call: { request: any; write(r: unknown): void; end(): void; emit(e: "error", err: unknown): void }) => { // eslint-disable-line @typescript-eslint/no-explicit-any
       const req = call.request;
       (async () => {
-        if (req.getToken() !== BROWSER_SESSION) throw new Error(`List: the remote-browser plugin lists only ${BROWSER_SESSION}, not ${req.getToken()}`);
-        for (const row of await resource.list(js(req.getQuery()), Number(req.getLimit()))) {
+        const listed = listedResource(req.getToken()) && adapters.get(req.getToken());
+        if (!listed) {
+          const tokens = [...adapters.keys()].filter((t) => listedResource(t));
+          throw new Error(`List: the remote-browser plugin lists only ${tokens.join(", ")}, not ${req.getToken()}`);
+        }
+        for (const row of await listed.list(js(req.getQuery()), Number(req.getLimit()))) {
           const result = new proto.ListResponse.Result();
           result.setId(row.id);
           result.setName(row.name);

@@ -4,7 +4,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { all, Output, secret } from "@pulumi/pulumi/output";
 import { ComponentResource, CustomResource } from "@pulumi/pulumi/resource";
 import { pluginIdentity } from "./identity";
-import { BROWSER_SESSION } from "./tokens";
+import { BROWSER_SESSION, REVIEW_SESSIONS } from "./tokens";
 import { ValidationError } from "../core/errors";
 import { SECRET_OUTPUTS } from "../core/fields";
 import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/dynamicType";
@@ -94,7 +94,7 @@ export class ReviewSessions extends ComponentResource {
   public readonly browserNames: pulumi.Output<Record<string, string>>;
 
   constructor(name: string, args: ReviewSessionsArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("remote-browser:index:ReviewSessions", name, {}, opts);
+    super(REVIEW_SESSIONS, name, {}, opts);
     const browsers = browserList(name, args?.browsers);
     const sessions = browsers.map((browser) => {
       const session = new Session(
