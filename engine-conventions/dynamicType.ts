@@ -6,4 +6,7 @@
  */
 export const DYNAMIC_SESSION = { module: "remote-browser", type: "BrowserSession" } as const;
 
-export const DYNAMIC_SESSION_TYPE = `pulumi-nodejs:dynamic/${DYNAMIC_SESSION.module}:${DYNAMIC_SESSION.type}` as const;
+/** What every dynamic resource's type starts with; the oldest states carry the generic `pulumi-nodejs:dynamic:Resource`. */
+export const DYNAMIC_TYPE_PREFIX = "pulumi-nodejs:dynamic";
+
+export const DYNAMIC_SESSION_TYPE = `${DYNAMIC_TYPE_PREFIX}/${DYNAMIC_SESSION.module}:${DYNAMIC_SESSION.type}` as const;

@@ -93,7 +93,7 @@ export function folderEdges(graph: ImportGraph): Set<string> {
   return edges;
 }
 
-function tsFiles(dir: string): string[] {
+export function tsFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);

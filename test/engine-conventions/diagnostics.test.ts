@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { SessionProvider } from "../../dynamic/session";
 import { Diagnostic, encodeLogRequest, engineChannel, engineDiagnostics, loadGrpc } from "../../engine-conventions/diagnostics";
 
 // The engine's side, built from the protocol modules @pulumi/pulumi ships: what the engine decodes is
@@ -83,6 +84,19 @@ describe("the engine's Log channel", () => {
       { severity: engineProto.LogSeverity.WARNING, message: "a warning for the stack", urn: "", ephemeral: false, streamId: 0 },
     ]);
     expect(stderr).toEqual([]);
+  });
+
+  it("is where the dynamic provider reports by default: the engine named by the process's first argument", async () => {
+    engine = await fakeEngine();
+    const argv = process.argv;
+    process.argv = [argv[0]!, argv[1]!, engine.address];
+    try {
+      const provider = new SessionProvider({ engineAlive: () => true });
+      await provider.ctx.reporter(URN).warning("on the session's row");
+    } finally {
+      process.argv = argv;
+    }
+    expect(engine.received.map((r) => [r.urn, r.message])).toEqual([[URN, "on the session's row"]]);
   });
 
   it("keeps one connection for every message of the process", async () => {
