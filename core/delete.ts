@@ -1,23 +1,15 @@
 import { isRemoteBrowserError } from "../client";
-import type { ApiVersion, SessionEntry } from "../client";
+import type { SessionEntry } from "../client";
 import type { ProviderContext } from "./context";
 import { SessionKeptError } from "./errors";
 import type { OwnerIdentity } from "./owner";
 import { errorText } from "./outputs";
 import { assertSameOwner, recordsOwner, unprovenOwner } from "./stateUpgrades";
-import { checkSessionId } from "./ids";
+import { byRecordedVersion } from "./requests";
 import type { DeleteSessionRequest } from "./requests";
 
 /** Destroy, by the version the session was started with. `props` are the recorded outputs. */
-export async function del(ctx: ProviderContext, req: DeleteSessionRequest): Promise<void> {
-  checkSessionId(req.id, "ending a session");
-  return DELETE[ctx.versionOf(req.props).name](ctx, req);
-}
-
-const DELETE: Record<ApiVersion, (ctx: ProviderContext, req: DeleteSessionRequest) => Promise<void>> = {
-  v8: deleteV8,
-  v7: deleteV7,
-};
+export const del = byRecordedVersion<void>({ v8: deleteV8, v7: deleteV7 }, "ending a session");
 
 /**
  * Version 8: ends the session. One the service does not know counts as gone -- if the account that made

@@ -1,5 +1,4 @@
 import { ENDED_STATES } from "../client";
-import type { ApiVersion } from "../client";
 import { sessionToTakeOver } from "./adopt";
 import type { ProviderContext } from "./context";
 import { ImportError } from "./errors";
@@ -7,6 +6,7 @@ import type { SessionInputs, SessionOutputs } from "./fields";
 import { assertSameOwner, unprovenOwner } from "./stateUpgrades";
 import { fromEntry, inputsFrom, withoutNulls } from "./outputs";
 import { checkSessionId } from "./ids";
+import { byRecordedVersion } from "./requests";
 import type { ReadSessionRequest } from "./requests";
 
 export interface ReadResult {
@@ -19,15 +19,7 @@ export interface ReadResult {
  * Refresh, by the version the session was started with. (The engine's import would call this without
  * props; the SDK turns imports into adoptions instead.)
  */
-export async function read(ctx: ProviderContext, req: ReadSessionRequest): Promise<ReadResult> {
-  checkSessionId(req.id, "refreshing a session");
-  return READ[ctx.versionOf(req.props).name](ctx, req);
-}
-
-const READ: Record<ApiVersion, (ctx: ProviderContext, req: ReadSessionRequest) => Promise<ReadResult>> = {
-  v8: readV8,
-  v7: readV7,
-};
+export const read = byRecordedVersion<ReadResult>({ v8: readV8, v7: readV7 }, "refreshing a session");
 
 /**
  * Version 8: the session's state from the service. A session that has ended, failed or that the service

@@ -1,4 +1,7 @@
+import type { ApiVersion } from "../client";
+import type { ProviderContext } from "./context";
 import type { SessionInputs } from "./fields";
+import { checkSessionId } from "./ids";
 
 /**
  * The typed requests of the operations on one session, each handed whole to its operation (as
@@ -48,3 +51,14 @@ export interface RecordedSessionRequest extends SessionRequest {
 
 export type ReadSessionRequest = RecordedSessionRequest;
 export type DeleteSessionRequest = RecordedSessionRequest;
+
+/**
+ * An operation on a recorded session (`doing`, in the user's words), by the API version the session was
+ * started with: its id checked first, then the version's own operation.
+ */
+export function byRecordedVersion<R>(ops: Record<ApiVersion, (ctx: ProviderContext, req: RecordedSessionRequest) => Promise<R>>, doing: string) {
+  return async (ctx: ProviderContext, req: RecordedSessionRequest): Promise<R> => {
+    checkSessionId(req.id, doing);
+    return ops[ctx.versionOf(req.props).name](ctx, req);
+  };
+}

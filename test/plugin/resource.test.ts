@@ -208,18 +208,14 @@ describe("warnings on the session's own row", () => {
     create.setProperties(m.struct.Struct.fromJavaScript({ browser: "chrome" }));
     const created = (await callOf("create", create)) as { getId(): string; getProperties(): { toJavaScript(): Record<string, unknown> } };
     const props = m.struct.Struct.fromJavaScript(created.getProperties().toJavaScript());
-    const read = new m.proto.ReadRequest();
-    read.setId(created.getId());
-    read.setUrn(URN);
-    read.setType(BROWSER_SESSION);
-    read.setProperties(props);
-    await callOf("read", read);
-    const del = new m.proto.DeleteRequest();
-    del.setId(created.getId());
-    del.setUrn(URN);
-    del.setType(BROWSER_SESSION);
-    del.setProperties(props);
-    await callOf("delete", del);
+    for (const [name, Request] of [["read", m.proto.ReadRequest], ["delete", m.proto.DeleteRequest]] as const) {
+      const req = new Request();
+      req.setId(created.getId());
+      req.setUrn(URN);
+      req.setType(BROWSER_SESSION);
+      req.setProperties(props);
+      await callOf(name, req);
+    }
     expect(t.warnedOn.map((w) => [w.urn, w.message.replace(/^BrowserSession \S+ /, "")])).toEqual([
       [URN, expect.stringMatching(/^was started with API version 7, which has no status or end operation/)],
       [URN, expect.stringMatching(/^API version 7 has no status operation; refresh keeps the recorded state/)],
