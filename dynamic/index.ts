@@ -18,7 +18,7 @@ const provider = new SessionProvider();
 // pipes closed; seen here spinning on write errors and growing without bound. Nothing can use it any
 // more, and acting on (ending) a session the next update will adopt would do harm: such a process exits.
 // This module loads at the provider's first call, possibly after the engine died: the watcher then goes by
-// the engine's address (see liveness.ts).
+// the engine's address (see engine-conventions/liveness.ts).
 if (isDynamicProviderHost(process.argv[1])) exitWhenEngineGone();
 
 export interface ConfigureRequest {

@@ -93,7 +93,7 @@ export function nativeHandlers(
       ctx.configure(settingsFrom(args, req.getVariablesMap(), isDefaultProvider(urn) ? undefined : (key) => `the provider's ${key}`));
       for (const resource of adapters.values()) resource.keyInPlainConfig = keyInPlainConfig(args);
       const resp = new proto.ConfigureResponse();
-      // As the SDK's server answers (its components need resources and outputs); secrets: see secrets.ts.
+      // As the SDK's server answers (its components need resources and outputs); secrets: see engine-conventions/secrets.ts.
       resp.setAcceptsecrets(true);
       resp.setAcceptresources(true);
       resp.setAcceptoutputs(true);
