@@ -155,6 +155,7 @@ export class SessionKeptError extends ProviderError {
   constructor(message: string, ctx: ProviderErrorContext & { vmId: string; outputs?: Record<string, unknown> }) {
     super(message, ctx);
     this.name = "SessionKeptError";
+    // Not enumerable: the outputs hold the share link, and an error may be printed or serialised whole.
     if (ctx.outputs) Object.defineProperty(this, "outputs", { value: ctx.outputs, enumerable: false });
   }
 }

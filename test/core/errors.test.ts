@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { inspect } from "node:util";
 import * as vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import * as ts from "typescript";
@@ -63,7 +64,11 @@ describe("the provider's error family", () => {
     // The share link stays out: the dynamic host records these properties as given, unable to mark one secret.
     expect(kept.properties).toEqual({ vmId: "vm-3", status: "unknown", __provider: "p" });
     expect(kept.reasons).toEqual(["ending it failed"]);
-    expect(new SessionKeptError("ending it failed", { vmId: "vm-3", outputs })).not.toHaveProperty("id");
+    const unshaped = new SessionKeptError("ending it failed", { vmId: "vm-3", outputs });
+    expect(unshaped).not.toHaveProperty("id");
+    // The outputs it carries hold the link: an error printed or serialised whole does not show them.
+    expect(JSON.stringify(unshaped)).not.toContain("share");
+    expect(inspect(unshaped)).not.toContain("share");
     // From delete: the resource is in the state already; an id would make the host report a partial create.
     const fromDelete = new SessionKeptError("ending failed", { vmId: "vm-3" });
     expect(asInitFailure(fromDelete, (p) => p)).not.toHaveProperty("id");
