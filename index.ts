@@ -3,6 +3,7 @@
  * plugin serves. The schema analyzer of `@pulumi/pulumi/provider/experimental` starts from this file to
  * find them; `plugin/schema.json` is what it derives.
  */
+import { isRunPlugin } from "./engine-conventions/processes";
 import { serve } from "./plugin/host";
 
 export { ReviewSessions, ShareLanguage } from "./plugin/reviewSessions";
@@ -13,4 +14,4 @@ export type { ReviewSessionsArgs } from "./plugin/reviewSessions";
 // serve them under a name derived from the npm name, without the secret marks of the schema. It calls the
 // SDK's `main` itself once this module is loaded: the SDK's provider server is taken now, so that its `main`
 // finds the SDK serving and starts no second server.
-if (/[\\/]@pulumi[\\/]pulumi[\\/]cmd[\\/]run-plugin[\\/]/.test(require.main?.filename ?? "")) void serve(process.argv.slice(2), { sdkAtStart: true });
+if (isRunPlugin(require.main?.filename)) void serve(process.argv.slice(2), { sdkAtStart: true });

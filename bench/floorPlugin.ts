@@ -3,7 +3,7 @@
  * service as the plugin (the SDK's ResourceProvider, with `@grpc/grpc-js`), answering GetPluginInfo and
  * GetSchema, bound to a port it prints -- and nothing else. What a Node.js plugin cannot start faster than.
  */
-import { sdkRequire } from "../core/pulumiSdk";
+import { sdkRequire } from "../engine-conventions/pulumiSdk";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const grpc = sdkRequire("@grpc/grpc-js") as any;

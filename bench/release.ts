@@ -30,7 +30,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { sdkRequire } from "../core/pulumiSdk";
+import { sdkRequire } from "../engine-conventions/pulumiSdk";
 import { findPulumiBin } from "../runner";
 import { cacheRoot } from "../release/cache";
 import { nodeBinary } from "../release/nodeBinary";

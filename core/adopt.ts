@@ -3,23 +3,19 @@ import type { ApiVersion } from "../client";
 import type { ProviderContext } from "./context";
 import { ImportError } from "./errors";
 import { DEFAULT_READY_TIMEOUT_SECONDS } from "./fields";
-import type { SessionInputs, SessionOutputs } from "./fields";
+import type { SessionOutputs } from "./fields";
 import { fromEntry, mirrorInputs } from "./outputs";
 import { sessionProgress } from "./progress";
 import { describe, waitForRunning } from "./wait";
+import type { AdoptSessionRequest } from "./requests";
 
 /**
  * Import: takes over a session that was started elsewhere, by the configured key's account. The status
  * operation tells its state, browser and start time but not its share link, so an adopted session has
  * no shareUrl. It records the account's fingerprint, like a session this provider started.
  */
-export async function adoptV8(
-  ctx: ProviderContext,
-  inputs: SessionInputs & Record<string, unknown>,
-  vmId: string,
-  /** The resource's URN: the row of the engine's display its progress goes to. */
-  opts: { urn?: string } = {},
-): Promise<{ id: string; outs: SessionOutputs }> {
+export async function adoptV8(ctx: ProviderContext, req: AdoptSessionRequest): Promise<{ id: string; outs: SessionOutputs }> {
+  const { inputs, vmId } = req;
   const client = ctx.api();
   const { entry, owner } = await sessionToTakeOver(ctx, vmId, inputs.browser, `importing ${vmId}`);
   const outs: SessionOutputs = { ...mirrorInputs(inputs), vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner };
@@ -33,14 +29,14 @@ export async function adoptV8(
     now: ctx.clock.now,
     engineAlive: ctx.engineAlive,
     cancelled: ctx.cancelled,
-    onProgress: sessionProgress(opts.urn).waiting,
+    onProgress: sessionProgress(ctx.reporter(req.urn)).waiting,
   });
   if (outcome.kind !== "running") throw new ImportError(`importing ${vmId}: it did not reach running (${describe(outcome)})`, { vmId });
   return { id: vmId, outs: { ...outs, ...fromEntry(outcome.entry) } };
 }
 
 /** Version 7 has no status operation: there is nothing to take over by. */
-export async function adoptV7(_ctx: ProviderContext, _inputs: SessionInputs, vmId: string): Promise<never> {
+export async function adoptV7(_ctx: ProviderContext, { vmId }: AdoptSessionRequest): Promise<never> {
   throw new ImportError(`importing ${vmId}: API version 7 has no status operation`, { vmId });
 }
 

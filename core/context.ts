@@ -4,9 +4,10 @@ import type { Clock } from "./clock";
 import { systemClock } from "./clock";
 import { ProviderConfig, clientForConfig, loadConfig } from "./config";
 import { KeyRefusedError } from "./errors";
-import { engineWatcher } from "./liveness";
 import { identityOf, ownerFingerprint } from "./owner";
 import type { OwnerIdentity } from "./owner";
+import { STDERR_DIAGNOSTICS, reporterOn } from "./report";
+import type { Diagnostics, Reporter } from "./report";
 import type { ApiVersionBehaviour } from "./versions";
 import { behaviourOf } from "./versions";
 import type { PollSchedule } from "./wait";
@@ -17,8 +18,13 @@ export interface ProviderDeps {
   clock: Clock;
   /** @default DEFAULT_POLL_SCHEDULE */
   schedule?: PollSchedule;
-  /** Whether the engine that started this process is still there (see liveness.ts). */
+  /**
+   * Whether the engine that started this process is still there: each front hands in its watch
+   * (engine-conventions/liveness.ts). @default always there
+   */
   engineAlive: () => boolean;
+  /** Where the operations' warnings and status lines go. @default STDERR_DIAGNOSTICS */
+  diagnostics: Diagnostics;
 }
 
 /**
@@ -29,6 +35,7 @@ export class ProviderContext {
   readonly clock: Clock;
   readonly schedule?: PollSchedule;
   readonly engineAlive: () => boolean;
+  readonly diagnostics: Diagnostics;
   private wasCancelled = false;
   private readonly clientFor: (cfg: ProviderConfig) => RemoteBrowserClient;
   private config?: ProviderConfig;
@@ -41,7 +48,13 @@ export class ProviderContext {
     this.clientFor = deps.clientFor ?? clientForConfig;
     this.clock = deps.clock ?? systemClock;
     this.schedule = deps.schedule;
-    this.engineAlive = deps.engineAlive ?? engineWatcher();
+    this.engineAlive = deps.engineAlive ?? (() => true);
+    this.diagnostics = deps.diagnostics ?? STDERR_DIAGNOSTICS;
+  }
+
+  /** The reports of an operation on the resource `urn` (without one, warnings go to the stack). */
+  reporter(urn: string | undefined): Reporter {
+    return reporterOn(this.diagnostics, urn);
   }
 
   /**

@@ -2,7 +2,6 @@ import type { ApiVersion, CreateRequest, V7CreateRequest } from "../client";
 import { ADOPT } from "./adopt";
 import { createWhenCapacity } from "./capacity";
 import type { ProviderContext } from "./context";
-import { warn } from "./diagnostics";
 import { sessionName, sessionProgress } from "./progress";
 import {
   CancelledError,
@@ -19,47 +18,27 @@ import {
   StatusUnreadableError,
 } from "./errors";
 import { API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS } from "./fields";
-import type { SessionInputs, SessionOutputs } from "./fields";
+import type { SessionOutputs } from "./fields";
 import { generationKey, successorKey } from "./keys";
-import { errorText, fromEntry, mirrorInputs, withoutNulls } from "./outputs";
+import { errorText, fromEntry, mirrorInputs } from "./outputs";
 import { WaitOutcome, describe, waitForRunning } from "./wait";
 import { checkSessionId } from "./ids";
+import type { CreateSessionRequest } from "./requests";
 
 /** A session created or adopted; `idempotencyKey`: the key a version 8 create started it under. */
 type Created = { id: string; outs: SessionOutputs; idempotencyKey?: string };
-type Inputs = SessionInputs & Record<string, unknown>;
-
-/** What a front knows about the resource beyond its inputs. */
-export interface CreateOptions {
-  /**
-   * The resource's identity in its stack, the same for every attempt to create this generation (in this
-   * run or the one after a killed update): the seed of its derived idempotency key. Without one, the key
-   * is drawn at random, and a killed update's session cannot be adopted.
-   */
-  seed?: string;
-  /** The resource's URN: the row of the engine's display its progress and warnings go to. */
-  urn?: string;
-  /** Take over this running session (the `import` resource option) instead of starting one. */
-  adoptVmId?: string;
-  /**
-   * The resource's `customTimeouts.create`, in seconds, where the engine passes it (the plugin's
-   * front door; a dynamic provider is never told). It bounds the whole create, capacity wait included,
-   * together with `readyTimeoutSeconds`: the shorter wins.
-   */
-  engineTimeoutSeconds?: number;
-}
 
 /** Create: adopts the session named by the `import` option, or starts one the configured version's way. */
-export async function create(ctx: ProviderContext, inputs: Inputs, opts: CreateOptions = {}): Promise<Created> {
-  if (opts.adoptVmId !== undefined) checkSessionId(opts.adoptVmId, "importing a session (the import resource option)");
-  const { id, outs, idempotencyKey }: Created = opts.adoptVmId
-    ? await ADOPT[ctx.version().name](ctx, inputs, opts.adoptVmId, opts)
-    : await CREATE[ctx.version().name](ctx, inputs, opts);
-  // The engine's wire format has no `undefined`: absent fields are left out.
-  return { id, outs: withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs, idempotencyKey };
+export async function create(ctx: ProviderContext, req: CreateSessionRequest): Promise<Created> {
+  const { adoptVmId } = req;
+  if (adoptVmId !== undefined) checkSessionId(adoptVmId, "importing a session (the import resource option)");
+  const { id, outs, idempotencyKey }: Created = adoptVmId
+    ? await ADOPT[ctx.version().name](ctx, { ...req, vmId: adoptVmId })
+    : await CREATE[ctx.version().name](ctx, req);
+  return { id, outs, idempotencyKey };
 }
 
-const CREATE: Record<ApiVersion, (ctx: ProviderContext, inputs: Inputs, opts: CreateOptions) => Promise<Created>> = {
+const CREATE: Record<ApiVersion, (ctx: ProviderContext, req: CreateSessionRequest) => Promise<Created>> = {
   v8: createV8,
   v7: createV7,
 };
@@ -79,23 +58,24 @@ const REPLAY_SKEW_MS = 1_000;
 const MAX_KEY_STEPS = 1_000;
 
 /** Version 8: one create under an idempotency key (waiting for capacity if asked), then wait until running. */
-export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: CreateOptions = {}): Promise<Created> {
+export async function createV8(ctx: ProviderContext, req: CreateSessionRequest): Promise<Created> {
+  const { inputs } = req;
   const client = ctx.api();
   const { clock } = ctx;
-  const limit = createLimit(inputs.readyTimeoutSeconds, opts.engineTimeoutSeconds);
+  const limit = createLimit(inputs.readyTimeoutSeconds, req.engineTimeoutSeconds);
   const timeoutMs = limit.seconds * 1000;
   const deadline = clock.now() + timeoutMs;
   const request = apiRequest(inputs);
   const userKey = inputs.idempotencyKey;
   // Known before any session starts: a key whose account cannot be read starts nothing.
   const owner = await ctx.owner();
-  const baseKey = userKey ?? generationKey(opts.seed, undefined, inputs, ctx.cfg().idempotencySecret);
+  const baseKey = userKey ?? generationKey(req.seed, undefined, inputs, ctx.cfg().idempotencySecret);
   const capacityWaitSeconds = inputs.waitForCapacitySeconds ?? ctx.cfg().waitForCapacitySeconds;
   // The engine's bound covers the whole create: a queue for capacity may not outlast it.
   const capacityWaitMs = limit.by === "customTimeouts.create" ? Math.min(capacityWaitSeconds * 1000, timeoutMs) : capacityWaitSeconds * 1000;
   // Progress and warnings go to this resource's own row in the engine's display.
-  const { urn } = opts;
-  const progress = sessionProgress(urn);
+  const report = ctx.reporter(req.urn);
+  const progress = sessionProgress(report);
 
   for (let step = 0; step < MAX_KEY_STEPS; step++) {
     if (ctx.cancelled()) throw new CancelledError("the update was cancelled before the session was started; no session was started");
@@ -116,9 +96,8 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
       now: clock.now,
       random: clock.random,
       onWaiting: (q) =>
-        void warn(
-          urn,
-          `${sessionName(urn)}: the account's running limit is reached (${q.running_sessions_used} of ${q.running_session_limit}); ` +
+        void report.warning(
+          `${sessionName(req.name)}: the account's running limit is reached (${q.running_sessions_used} of ${q.running_session_limit}); ` +
             `waiting up to ${capacityWaitSeconds} s for a free slot`,
         ),
       onProgress: progress.queued,
@@ -181,7 +160,7 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
     switch (verdict.kind) {
       case "running": {
         const running = { ...outs, ...fromEntry(verdict.entry) };
-        if (verdict.warning) await warn(urn, `${sessionName(urn)}: ${verdict.warning}`);
+        if (verdict.warning) await report.warning(`${sessionName(req.name)}: ${verdict.warning}`);
         return { id: vmId, outs: running, idempotencyKey: key };
       }
       case "remove":
@@ -197,12 +176,12 @@ export async function createV8(ctx: ProviderContext, inputs: Inputs, opts: Creat
  * Version 7: one create, not waited for -- the version has no status or end operation -- and no
  * idempotency key, which it does not take.
  */
-export async function createV7(ctx: ProviderContext, inputs: Inputs, opts: CreateOptions = {}): Promise<Created> {
+export async function createV7(ctx: ProviderContext, req: CreateSessionRequest): Promise<Created> {
+  const { inputs } = req;
   const { egress: _e, idempotencyKey: _k, ...rest } = apiRequest(inputs);
   const owner = await ctx.owner();
   const answer = await ctx.api().v7.createSession(rest as V7CreateRequest);
-  await warn(
-    opts.urn,
+  await ctx.reporter(req.urn).warning(
     `BrowserSession ${answer.vmId} was started with API version 7, which has no status or end operation: ` +
       "it was not waited for, refresh cannot see it and destroy cannot end it (use apiVersion v8)",
   );
@@ -303,14 +282,13 @@ async function failAndRemove(
   try {
     await ctx.api().removeSession(outs.vmId);
   } catch (err) {
-    // The engine records a resource that was created but failed to initialise; the link stays out of it.
-    const { shareUrl: _link, shareUrlPath: _path, ...kept } = outs;
+    // The engine records a resource that was created but failed to initialise: each front shapes it.
     throw new SessionKeptError(
       `${f.why}; ending it failed as well (${errorText(err)}), so it is kept in the stack: run \`pulumi destroy\` or \`pulumi up\` again to end it`,
       {
         vmId: outs.vmId,
         cause: err,
-        properties: withoutNulls({ ...kept, status: "unknown" } as unknown as Record<string, unknown>),
+        outputs: { ...outs, status: "unknown" } as unknown as Record<string, unknown>,
       },
     );
   }

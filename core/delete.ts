@@ -1,30 +1,22 @@
 import { isRemoteBrowserError } from "../client";
-import type { ApiVersion, SessionEntry } from "../client";
+import type { SessionEntry } from "../client";
 import type { ProviderContext } from "./context";
-import { warn } from "./diagnostics";
 import { SessionKeptError } from "./errors";
 import type { OwnerIdentity } from "./owner";
 import { errorText } from "./outputs";
 import { assertSameOwner, recordsOwner, unprovenOwner } from "./stateUpgrades";
-import { checkSessionId } from "./ids";
+import { byRecordedVersion } from "./requests";
+import type { DeleteSessionRequest } from "./requests";
 
 /** Destroy, by the version the session was started with. `props` are the recorded outputs. */
-export async function del(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<void> {
-  checkSessionId(id, "ending a session");
-  return DELETE[ctx.versionOf(props).name](ctx, id, props);
-}
-
-const DELETE: Record<ApiVersion, (ctx: ProviderContext, id: string, props: Record<string, unknown>) => Promise<void>> = {
-  v8: deleteV8,
-  v7: deleteV7,
-};
+export const del = byRecordedVersion<void>({ v8: deleteV8, v7: deleteV7 }, "ending a session");
 
 /**
  * Version 8: ends the session. One the service does not know counts as gone -- if the account that made
  * it asks, as its fingerprint shows. Every other failure is thrown, so the resource stays in the stack
  * for the next destroy.
  */
-export async function deleteV8(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<void> {
+export async function deleteV8(ctx: ProviderContext, { id, props }: DeleteSessionRequest): Promise<void> {
   const client = ctx.api();
   // State of 0.1.0 has no fingerprint to compare: the account is not read, and nothing is proven.
   let proven = false;
@@ -58,8 +50,8 @@ export async function deleteV8(ctx: ProviderContext, id: string, props: Record<s
 }
 
 /** Version 7 cannot end sessions: destroy says so and lets the resource go. */
-export async function deleteV7(_ctx: ProviderContext, id: string): Promise<void> {
-  await warn(undefined, `BrowserSession ${id} was started with API version 7, which cannot end sessions: end it in the service's console`);
+export async function deleteV7(ctx: ProviderContext, { id, urn }: DeleteSessionRequest): Promise<void> {
+  await ctx.reporter(urn).warning(`BrowserSession ${id} was started with API version 7, which cannot end sessions: end it in the service's console`);
 }
 
 function keptInStack(id: string, err: unknown): SessionKeptError {

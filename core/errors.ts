@@ -7,9 +7,9 @@
  * copy of these classes (two versions in one node_modules, or a bundled copy). So each error carries a
  * `Symbol.for` brand, and `instanceof` is answered from the brand and the code, not from the prototype.
  *
- * Only {@link SessionKeptError} has an `id`: the dynamic provider host treats any error with an `id` as
- * "created but failed to initialise" and keeps the resource in the state. The others name the session
- * `vmId`, so that they can never be mistaken for that.
+ * Only a {@link SessionKeptError} of a failed create is given an `id`, by the front: the dynamic provider
+ * host treats any error with an `id` as "created but failed to initialise" and keeps the resource in the
+ * state. The others name the session `vmId`, so that they can never be mistaken for that.
  */
 
 const BRAND = Symbol.for("pulumi-remote-browser.ProviderError");
@@ -138,24 +138,24 @@ export type OwnerUnprovenError = InstanceType<typeof OwnerUnprovenError>;
 
 /**
  * A failure that leaves a session running, kept in the stack so that a later `pulumi destroy` or
- * `pulumi up` ends it. From create it has the shape the dynamic provider host recognises for a resource
- * that was created but failed to initialise: `id`, `properties` (its outputs, without secrets) and
- * `reasons`. From delete it has no `id`: the resource is in the state already and stays there.
+ * `pulumi up` ends it. From create it carries the session's `outputs` (as recorded, share link included):
+ * each front turns them into what its host records for a resource that was created but failed to
+ * initialise (`id`, `properties`, `reasons`: engine-conventions/initFailure.ts). From delete it has no
+ * outputs: the resource is in the state already and stays there.
  */
 export class SessionKeptError extends ProviderError {
   static readonly CODE = "kept_in_stack";
   readonly code = "kept_in_stack" as const;
-  /** Set on a failed create only (see above). */
+  /** The outputs of a session a failed create leaves running. */
+  readonly outputs?: Record<string, unknown>;
+  /** Set by the front on a failed create only (see above): the host then keeps the resource. */
   id?: string;
   properties?: Record<string, unknown>;
   reasons?: string[];
-  constructor(message: string, ctx: ProviderErrorContext & { vmId: string; properties?: Record<string, unknown> }) {
+  constructor(message: string, ctx: ProviderErrorContext & { vmId: string; outputs?: Record<string, unknown> }) {
     super(message, ctx);
     this.name = "SessionKeptError";
-    if (ctx.properties) {
-      this.id = ctx.vmId;
-      this.properties = ctx.properties;
-      this.reasons = [message];
-    }
+    // Not enumerable: the outputs hold the share link, and an error may be printed or serialised whole.
+    if (ctx.outputs) Object.defineProperty(this, "outputs", { value: ctx.outputs, enumerable: false });
   }
 }

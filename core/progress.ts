@@ -1,5 +1,5 @@
 import type { SessionState } from "../client";
-import { status } from "./diagnostics";
+import type { Reporter } from "./report";
 
 /**
  * Where a starting session is, told on its own row of the engine's display. A `pulumi up` of a review
@@ -38,17 +38,16 @@ function seconds(ms: number): string {
   return `${Math.floor(ms / 1000)}s`;
 }
 
-/** Status lines on the session's row; with no URN (a program of an older release) they go nowhere. */
-export function sessionProgress(urn: string | undefined) {
+/** Status lines on the session's row (the reporter's; with no URN they go nowhere). */
+export function sessionProgress(report: Reporter) {
   return {
-    waiting: (p: WaitProgress) => status(urn, waitText(p)),
-    queued: (p: QueueProgress) => status(urn, queueText(p)),
+    waiting: (p: WaitProgress) => report.status(waitText(p)),
+    queued: (p: QueueProgress) => report.status(queueText(p)),
   };
 }
 
-/** How a warning names the session: its resource name, the last part of its URN. */
-export function sessionName(urn: string | undefined): string {
-  const name = urn?.slice(urn.lastIndexOf("::") + 2);
+/** How a warning names the session: by its resource name, where the front knows it. */
+export function sessionName(name: string | undefined): string {
   return name ? `BrowserSession "${name}"` : "BrowserSession";
 }
 

@@ -1,13 +1,13 @@
 import { ENDED_STATES } from "../client";
-import type { ApiVersion } from "../client";
 import { sessionToTakeOver } from "./adopt";
 import type { ProviderContext } from "./context";
-import { warn } from "./diagnostics";
 import { ImportError } from "./errors";
 import type { SessionInputs, SessionOutputs } from "./fields";
 import { assertSameOwner, unprovenOwner } from "./stateUpgrades";
 import { fromEntry, inputsFrom, withoutNulls } from "./outputs";
 import { checkSessionId } from "./ids";
+import { byRecordedVersion } from "./requests";
+import type { ReadSessionRequest } from "./requests";
 
 export interface ReadResult {
   id?: string;
@@ -19,15 +19,7 @@ export interface ReadResult {
  * Refresh, by the version the session was started with. (The engine's import would call this without
  * props; the SDK turns imports into adoptions instead.)
  */
-export async function read(ctx: ProviderContext, id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {
-  checkSessionId(id, "refreshing a session");
-  return READ[ctx.versionOf(props).name](ctx, id, props);
-}
-
-const READ: Record<ApiVersion, (ctx: ProviderContext, id: string, props: Record<string, unknown>) => Promise<ReadResult>> = {
-  v8: readV8,
-  v7: readV7,
-};
+export const read = byRecordedVersion<ReadResult>({ v8: readV8, v7: readV7 }, "refreshing a session");
 
 /**
  * Version 8: the session's state from the service. A session that has ended, failed or that the service
@@ -35,7 +27,7 @@ const READ: Record<ApiVersion, (ctx: ProviderContext, id: string, props: Record<
  * the session are the ones asking, as its fingerprint shows; under another one, or when nothing recorded
  * shows it, read fails and the session stays in the stack.
  */
-export async function readV8(ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<ReadResult> {
+export async function readV8(ctx: ProviderContext, { id, props }: ReadSessionRequest): Promise<ReadResult> {
   const { proven, record } = assertSameOwner(id, props.owner, await ctx.identity(), "refreshing");
   const entry = await ctx.api().session(id);
   if (!entry && !proven) throw unprovenOwner(id, props.owner, "refreshing");
@@ -48,8 +40,8 @@ export async function readV8(ctx: ProviderContext, id: string, props: Record<str
 }
 
 /** Version 7: no status operation, so refresh keeps what was recorded. */
-export async function readV7(_ctx: ProviderContext, id: string, props: Record<string, unknown>): Promise<ReadResult> {
-  await warn(undefined, `BrowserSession ${id}: API version 7 has no status operation; refresh keeps the recorded state`);
+export async function readV7(ctx: ProviderContext, { id, props, urn }: ReadSessionRequest): Promise<ReadResult> {
+  await ctx.reporter(urn).warning(`BrowserSession ${id}: API version 7 has no status operation; refresh keeps the recorded state`);
   return { id, props, inputs: inputsFrom(props) };
 }
 

@@ -7,7 +7,8 @@
  * create, read, update and del. Everything else is internal (tests import the modules directly).
  */
 import { CONFIG_NAMESPACE, settingText } from "../core/config";
-import { exitWhenEngineGone } from "../core/liveness";
+import { exitWhenEngineGone } from "../engine-conventions/liveness";
+import { isDynamicProviderHost } from "../engine-conventions/processes";
 import { SessionProvider } from "./session";
 
 /** One provider per process: the engine configures a dynamic provider process once. */
@@ -17,8 +18,8 @@ const provider = new SessionProvider();
 // pipes closed; seen here spinning on write errors and growing without bound. Nothing can use it any
 // more, and acting on (ending) a session the next update will adopt would do harm: such a process exits.
 // This module loads at the provider's first call, possibly after the engine died: the watcher then goes by
-// the engine's address (see liveness.ts).
-if (/[\\/]cmd[\\/]dynamic-provider[\\/]/.test(process.argv[1] ?? "")) exitWhenEngineGone();
+// the engine's address (see engine-conventions/liveness.ts).
+if (isDynamicProviderHost(process.argv[1])) exitWhenEngineGone();
 
 export interface ConfigureRequest {
   config: { get(key: string): unknown };

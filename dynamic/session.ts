@@ -6,9 +6,13 @@ import { create } from "../core/create";
 import { del } from "../core/delete";
 import { diff, update } from "../core/diff";
 import type { SessionInputs, SessionOutputs } from "../core/fields";
-import { withoutNulls } from "../core/outputs";
 import { read } from "../core/read";
 import type { ReadResult } from "../core/read";
+import { engineDiagnostics } from "../engine-conventions/diagnostics";
+import { asInitFailure } from "../engine-conventions/initFailure";
+import { engineWatcher } from "../engine-conventions/liveness";
+import { isUrn, urnName } from "../engine-conventions/urn";
+import { onTheWire } from "../engine-conventions/wire";
 import { RECORDED, withIdempotencyKey } from "./wireFields";
 import type { DynamicInputs } from "./wireFields";
 
@@ -26,7 +30,11 @@ export class SessionProvider {
   readonly ctx: ProviderContext;
 
   constructor(deps: Partial<ProviderDeps> = {}) {
-    this.ctx = new ProviderContext(deps);
+    this.ctx = new ProviderContext({
+      ...deps,
+      engineAlive: deps.engineAlive ?? engineWatcher(),
+      diagnostics: deps.diagnostics ?? engineDiagnostics(),
+    });
   }
 
   /** Reads the provider's settings; `get` takes a key of the `remote-browser` namespace without prefix. */
@@ -45,24 +53,27 @@ export class SessionProvider {
 
   async create(inputs: SessionInputs & DynamicInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }> {
     const { __seed, __adoptVmId, __urn, __provider, ...plain } = inputs;
+    const urn = urnOf(__urn);
     try {
-      const { id, outs, idempotencyKey } = await create(this.ctx, plain as SessionInputs & Record<string, unknown>, {
+      const { id, outs, idempotencyKey } = await create(this.ctx, {
+        inputs: plain as SessionInputs & Record<string, unknown>,
         seed: __seed,
-        urn: urnOf(__urn),
+        urn,
+        name: urn && urnName(urn),
         adoptVmId: __adoptVmId || undefined,
       });
-      return { id, outs: { ...withIdempotencyKey(outs, idempotencyKey), ...recorded(inputs) } };
+      const wired = onTheWire(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs;
+      return { id, outs: { ...withIdempotencyKey(wired, idempotencyKey), ...recorded(inputs) } };
     } catch (err) {
-      const kept = err as { properties?: Record<string, unknown> };
       // Outputs of a failed create are stored as they are given: the stored provider must be among them,
       // or the later destroy could not load it.
-      if (kept && typeof kept === "object" && kept.properties) kept.properties = withoutNulls({ ...kept.properties, ...recorded(inputs), __provider });
-      throw err;
+      throw asInitFailure(err, (kept) => onTheWire({ ...kept, ...recorded(inputs), __provider }));
     }
   }
 
   async read(id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {
-    const result = await read(this.ctx, id, props);
+    // The dynamic provider host does not say which resource it reads: its warnings go to the stack.
+    const result = await read(this.ctx, { id, props });
     return result.inputs ? { ...result, inputs: { ...result.inputs, ...recorded(props) } } : result;
   }
 
@@ -71,14 +82,12 @@ export class SessionProvider {
   }
 
   delete(id: string, props: Record<string, unknown>): Promise<void> {
-    return del(this.ctx, id, props);
+    return del(this.ctx, { id, props });
   }
 }
 
 function recorded(o: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of RECORDED) if (o[k] !== undefined && o[k] !== null) out[k] = o[k];
-  return out;
+  return onTheWire(Object.fromEntries(RECORDED.map((k) => [k, o[k]])));
 }
 
 /**
@@ -86,5 +95,5 @@ function recorded(o: Record<string, unknown>): Record<string, unknown> {
  * serves. Absent from programs of earlier releases.
  */
 export function urnOf(urn: unknown): string | undefined {
-  return typeof urn === "string" && urn.startsWith("urn:pulumi:") ? urn : undefined;
+  return isUrn(urn) ? urn : undefined;
 }

@@ -3,6 +3,7 @@ import type { ProviderContext } from "../core/context";
 import type { z } from "zod";
 import { getSessionsArgsSchema, imagesResult, locationsResult, sessionsResult, usageResult } from "../core/dataSources";
 import type { GetSessionsArgs } from "../core/dataSources";
+import { withoutBookkeeping } from "../engine-conventions/wire";
 
 /**
  * The data sources served by the plugin (`fn::invoke` in YAML, the generated SDKs' functions). Each
@@ -47,7 +48,7 @@ export async function invoke(ctx: ProviderContext, token: string, args: Record<s
     const shown = token.length <= 128 ? token : `(a token of ${token.length} characters)`;
     throw new Error(`unknown function ${shown} (the remote-browser plugin serves ${Object.keys(FUNCTIONS).join(", ")})`);
   }
-  const given = Object.fromEntries(Object.entries(args).filter(([k]) => !k.startsWith("__")));
+  const given = withoutBookkeeping(args);
   if (!fn.args) {
     const extra = Object.keys(given);
     if (extra.length > 0) return { failures: extra.map((property) => ({ property, reason: `${token.split(":")[2]} takes no arguments` })) };

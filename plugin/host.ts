@@ -1,6 +1,6 @@
 import { serveNative } from "./server";
 import type { ServeOptions } from "./server";
-import { exitWhenEngineGone } from "../core/liveness";
+import { exitWhenEngineGone } from "../engine-conventions/liveness";
 
 // The plugin's entry point: serves the `remote-browser` package to the engine -- BrowserSession and the
 // data sources natively, and the components through the SDK's provider server (plugin/server.ts), printing

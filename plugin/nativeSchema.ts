@@ -1,8 +1,7 @@
 import { CONFIG_FIELDS } from "../core/config";
 import { INPUTS, OUTPUTS, inputDoc } from "../core/fields";
 import type { InputField, OutputField } from "../core/fields";
-import type { PropertySpec } from "./schemaSpec";
-import { BROWSER_SESSION } from "./tokens";
+import type { PropertySpec, ResourceSpec } from "./schemaSpec";
 import { FUNCTIONS } from "./functions";
 
 /**
@@ -54,7 +53,7 @@ const sessionFilters: Record<string, PropertySpec> = {
   maxAgeMinutes: { type: "number", description: "Only sessions started at most this many minutes ago." },
 };
 
-const browserSession = {
+export const browserSessionSchema: ResourceSpec = {
   description:
     "A remote browser session. `pulumi up` starts it and waits until it is running; `pulumi destroy` ends it. " +
     "`shareUrl` opens the session for a viewer: it is a password to the session and is kept secret. " +
@@ -218,7 +217,7 @@ const providerInputs = Object.fromEntries(
   }),
 );
 
-/** The native part of the schema, merged with the component's by the plugin. */
+/** The native part of the schema but its resources (registry.ts), merged with the component's by the plugin. */
 export const NATIVE_SCHEMA = {
   config: { variables: settings },
   provider: {
@@ -227,7 +226,6 @@ export const NATIVE_SCHEMA = {
     inputProperties: providerInputs,
     properties: {},
   },
-  resources: { [BROWSER_SESSION]: browserSession },
   functions,
   types,
 };

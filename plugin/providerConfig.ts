@@ -1,9 +1,13 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
 import type { Failure } from "../core/check";
 import { CONFIG_FIELDS, CONFIG_NAMESPACE, isSetting, loadConfig, secretSettingOf, settingText, stackConfigLabel } from "../core/config";
 import type { SettingLabel } from "../core/config";
 import { differs } from "../core/diff";
 import { isProviderError } from "../core/errors";
-import { reveal, wrapSecrets } from "./secrets";
+import { isSecret, reveal, wrapSecrets } from "../engine-conventions/secrets";
+import { isBookkeeping } from "../engine-conventions/wire";
+import { urnName, urnStack } from "../engine-conventions/urn";
 
 /**
  * The provider's own settings as the plugin receives them: from the stack's `remote-browser:*` config for
@@ -40,7 +44,7 @@ export function settingsFrom(
  */
 export function isDefaultProvider(urn: string | undefined): boolean {
   if (!urn) return true;
-  return /^default(_|$)/.test(urn.slice(urn.lastIndexOf("::") + 2));
+  return /^default(_|$)/.test(urnName(urn));
 }
 
 /**
@@ -66,7 +70,7 @@ export function checkConfig(
   const failures: Failure[] = [];
   const warnings: string[] = [];
   for (const name of Object.keys(news)) {
-    if (isSetting(name) || ENGINE_INPUTS.has(name) || name.startsWith("__")) continue;
+    if (isSetting(name) || ENGINE_INPUTS.has(name) || isBookkeeping(name)) continue;
     const where = stackConfig ? `${CONFIG_NAMESPACE}:${name}` : `the provider's ${name}`;
     const credential = secretSettingOf(`${CONFIG_NAMESPACE}:${name}`);
     if (credential) {
@@ -168,4 +172,52 @@ export function plainCredentialWarning(key: string): string {
     `stack's update history. Store it as a secret: \`pulumi config set --secret ${CONFIG_NAMESPACE}:${setting}\`${rm} ` +
     "(it reads the value from standard input), or pass it in the environment instead."
   );
+}
+
+/**
+ * The default provider's warnings about credentials written in plain text in the files the CLI reads its
+ * config from, in the folder the engine starts the plugin in: the stack's (whether the key is a secret shows
+ * only there) and the project's.
+ */
+export function configFileWarnings(urn: string, dir: string = process.cwd()): string[] {
+  return [
+    ...plainCredentialsIn(stackConfigText(urn, dir)).map(plainCredentialWarning),
+    ...projectCredentialsIn(projectFileText(dir)).map(projectCredentialWarning),
+  ];
+}
+
+/**
+ * Whether Configure received the API key in plain: CheckConfig hands it back as a secret, so a plain one
+ * means the engine skipped it -- `pulumi import` configures the default provider with the stack's config as
+ * written, and records it so (the resource then refuses the import, see resource.ts).
+ */
+export function keyInPlainConfig(args: Record<string, unknown>): boolean {
+  return args.apiKey !== undefined && args.apiKey !== null && !isSecret(args.apiKey);
+}
+
+/** The project's Pulumi.yaml in the engine's working folder (the program's), or "" when there is none. */
+function projectFileText(dir: string = process.cwd()): string {
+  for (const name of ["Pulumi.yaml", "Pulumi.yml"]) {
+    try {
+      return fs.readFileSync(path.join(dir, name), "utf8");
+    } catch {
+      // the other spelling, or none
+    }
+  }
+  return "";
+}
+
+/**
+ * The stack's config file as the CLI keeps it, in the project folder the engine starts the plugin in
+ * (`Pulumi.<stack>.yaml`; the stack is the URN's first part). Empty where there is none (a config kept
+ * elsewhere, or the Automation API's stack settings).
+ */
+function stackConfigText(urn: string, dir: string = process.cwd()): string {
+  const stack = urnStack(urn);
+  if (!stack || /[/\\]/.test(stack)) return "";
+  try {
+    return fs.readFileSync(path.join(dir, `Pulumi.${stack}.yaml`), "utf8");
+  } catch {
+    return "";
+  }
 }

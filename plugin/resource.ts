@@ -7,18 +7,12 @@ import { diff, update } from "../core/diff";
 import { INPUTS, SECRET_OUTPUTS } from "../core/fields";
 import type { SessionInputs } from "../core/fields";
 import { ConfigError } from "../core/errors";
-import { withoutNulls } from "../core/outputs";
 import { read, readById } from "../core/read";
-import { reveal, unwrapProperties, wrapSecrets } from "./secrets";
-
-/**
- * Names starting with `__` are bookkeeping -- the engine's, or the dynamic resource's (its stored code,
- * seed, URN and idempotency key, found in the state of a session moved over from it) -- never an input or
- * output of this resource: check lets them pass, and none is kept in the state.
- */
-const isBookkeeping = (name: string) => name.startsWith("__");
-
-const omit = (o: Record<string, unknown>, drop: (name: string) => boolean) => Object.fromEntries(Object.entries(o).filter(([k]) => !drop(k)));
+import { parseSessionsArgs, sessionsResult } from "../core/dataSources";
+import { asInitFailure } from "../engine-conventions/initFailure";
+import { reveal, unwrapProperties, wrapSecrets } from "../engine-conventions/secrets";
+import { urnName } from "../engine-conventions/urn";
+import { isBookkeeping, onTheWire, withoutBookkeeping } from "../engine-conventions/wire";
 
 /**
  * BrowserSession served by the plugin: the engine's calls, mapped onto the same core as the dynamic
@@ -39,8 +33,9 @@ export class NativeBrowserSessions {
       // An own property: `constructor` or `toString` are not inputs, whatever the prototype holds.
       if (!Object.prototype.hasOwnProperty.call(INPUTS, name) && !isBookkeeping(name)) failures.push({ property: name, reason: `is not an input of BrowserSession (inputs: ${Object.keys(INPUTS).join(", ")})` });
     }
-    // The inputs go back as they came, secrets still wrapped, so that the state keeps them secret.
-    return { inputs: withoutNulls(omit(news, isBookkeeping)), failures };
+    // The inputs go back as they came, secrets still wrapped, so that the state keeps them secret; `__`
+    // names (the dynamic resource's, in the state of a session moved over from it) pass check, and none is kept.
+    return { inputs: onTheWire(withoutBookkeeping(news)), failures };
   }
 
   diff(olds: Record<string, unknown>, news: Record<string, unknown>) {
@@ -54,12 +49,10 @@ export class NativeBrowserSessions {
     try {
       // The URN names the resource in its stack, its parents and its type: every attempt to create this
       // generation, in this run or the one after a killed update, derives the same idempotency key from it.
-      const { id, outs } = await create(this.ctx, inputs, { seed: urn, urn, engineTimeoutSeconds });
+      const { id, outs } = await create(this.ctx, { inputs, seed: urn, urn, name: urnName(urn), engineTimeoutSeconds });
       return { id, outs: this.outputs(outs as unknown as Record<string, unknown>, secretNames) };
     } catch (err) {
-      const kept = err as { properties?: Record<string, unknown> };
-      if (kept && typeof kept === "object" && kept.properties) kept.properties = this.outputs(kept.properties, secretNames);
-      throw err;
+      throw asInitFailure(err, (kept) => this.outputs(kept, secretNames));
     }
   }
 
@@ -67,7 +60,7 @@ export class NativeBrowserSessions {
    * Refresh (with the recorded outputs), or import and `get` (by id alone: no outputs recorded). An import
    * hands back the one input the service lets us recover, the browser.
    */
-  async read(id: string, props: Record<string, unknown>, inputs: Record<string, unknown>) {
+  async read(id: string, props: Record<string, unknown>, inputs: Record<string, unknown>, urn?: string) {
     if (Object.keys(props).length === 0) {
       const doing = `reading session ${id.length <= 64 ? id : "(id not repeated)"} by its id (pulumi import, or a get)`;
       if (this.keyInPlainConfig) {
@@ -82,7 +75,7 @@ export class NativeBrowserSessions {
       return { id, props: this.outputs(found.outs as unknown as Record<string, unknown>, []), inputs: found.inputs as unknown as Record<string, unknown> };
     }
     const { plain, secretNames } = unwrapProperties(props);
-    const result = await read(this.ctx, id, plain);
+    const result = await read(this.ctx, { id, props: plain, urn, name: urn && urnName(urn) });
     if (!result.id || !result.props) return { id: "", props: {}, inputs: {} };
     // A session's inputs never change after it starts, so the recorded ones (secrets still wrapped) are
     // what the program declares: a refresh then shows no change.
@@ -97,12 +90,25 @@ export class NativeBrowserSessions {
     return { outs: this.outputs(outs, new Set([...o.secretNames, ...n.secretNames])) };
   }
 
-  async delete(id: string, props: Record<string, unknown>): Promise<void> {
-    return del(this.ctx, id, reveal(props) as Record<string, unknown>);
+  async delete(id: string, props: Record<string, unknown>, urn?: string): Promise<void> {
+    return del(this.ctx, { id, props: reveal(props) as Record<string, unknown>, urn, name: urn && urnName(urn) });
+  }
+
+  /**
+   * The engine's List: the account's sessions from the one list call getSessions makes, at most `limit`
+   * (0: all). The service masks their ids, so, unlike the call's contract, an id listed here cannot be read
+   * or imported: it tells sessions apart and matches recorded vmIds, no more.
+   */
+  async list(query: Record<string, unknown>, limit: number): Promise<Array<{ id: string; name: string }>> {
+    const { sessions } = await sessionsResult(this.ctx.api(), parseSessionsArgs(query, "List"));
+    return (limit > 0 ? sessions.slice(0, limit) : sessions).map((s) => ({
+      id: s.maskedId,
+      name: `${s.browserName}, ${s.status}, started ${s.created} (id masked by the service)`,
+    }));
   }
 
   /** Outputs as the state keeps them: the share link secret, and each output whose input was secret. */
   private outputs(outs: Record<string, unknown>, secretInputs: Iterable<string>): Record<string, unknown> {
-    return wrapSecrets(withoutNulls(omit(outs, isBookkeeping)), [...SECRET_OUTPUTS, ...secretInputs]);
+    return wrapSecrets(onTheWire(withoutBookkeeping(outs)), [...SECRET_OUTPUTS, ...secretInputs]);
   }
 }

@@ -4,9 +4,10 @@ import type * as pulumi from "@pulumi/pulumi";
 import { all, Output, secret } from "@pulumi/pulumi/output";
 import { ComponentResource, CustomResource } from "@pulumi/pulumi/resource";
 import { pluginIdentity } from "./identity";
-import { BROWSER_SESSION } from "./tokens";
+import { BROWSER_SESSION, REVIEW_SESSIONS } from "./tokens";
 import { ValidationError } from "../core/errors";
 import { SECRET_OUTPUTS } from "../core/fields";
+import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/dynamicType";
 
 /** Viewer language of the share links. */
 export const ShareLanguage = {
@@ -33,13 +34,6 @@ export type ShareLanguage = (typeof ShareLanguage)[keyof typeof ShareLanguage];
  */
 export const REVIEW_SESSIONS_OUTPUTS = { sessionIds: "vmId", shareUrls: "shareUrl", browserNames: "browserName" } as const;
 
-/**
- * The type the sessions had in the releases where they were dynamic resources. Aliased, so that the engine
- * moves such a session to the plugin's own type in place (same id, same link) instead of replacing it: the
- * plugin's DiffConfig never asks for replacement and its Diff reads the dynamic resource's recorded
- * outputs. A stack without such a session is not affected by the alias.
- */
-export const DYNAMIC_SESSION_TYPE = "pulumi-nodejs:dynamic/remote-browser:BrowserSession";
 
 /**
  * One session as the plugin serves it (`remote-browser:index:BrowserSession`): the engine runs it in the
@@ -59,6 +53,10 @@ class Session extends CustomResource {
       version,
       pluginDownloadURL,
       additionalSecretOutputs: [...SECRET_OUTPUTS],
+      // The type the sessions had in the releases where they were dynamic resources: the engine moves such a
+      // session to the plugin's own type in place (same id, same link) instead of replacing it, since the
+      // plugin's DiffConfig never asks for replacement and its Diff reads the dynamic resource's recorded
+      // outputs. A stack without such a session is not affected by the alias.
       aliases: [{ type: DYNAMIC_SESSION_TYPE }],
       ...opts,
     });
@@ -96,7 +94,7 @@ export class ReviewSessions extends ComponentResource {
   public readonly browserNames: pulumi.Output<Record<string, string>>;
 
   constructor(name: string, args: ReviewSessionsArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("remote-browser:index:ReviewSessions", name, {}, opts);
+    super(REVIEW_SESSIONS, name, {}, opts);
     const browsers = browserList(name, args?.browsers);
     const sessions = browsers.map((browser) => {
       const session = new Session(

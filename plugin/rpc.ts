@@ -1,4 +1,5 @@
-import type { PulumiModules } from "../core/sdkInternals";
+import type { PulumiModules } from "../engine-conventions/sdkInternals";
+import { plainJson } from "../engine-conventions/wire";
 
 /** What the front door (server.ts) and the handlers it loads share: a handler's shape and the wire's rules. */
 
@@ -8,7 +9,7 @@ export type Call = { request: any }; // eslint-disable-line @typescript-eslint/n
 export type Handler = (call: Call, callback: Callback) => void;
 
 /** Plain JSON: the wire format has no `undefined`, which protobuf's Struct refuses. */
-export const wire = (v: unknown) => JSON.parse(JSON.stringify(v ?? {}));
+export const wire = plainJson;
 
 /**
  * The engine's message for a failed call. A create that leaves a session it could not end carries the

@@ -19,6 +19,8 @@ export interface ResourceSpec {
   requiredInputs: string[];
   properties: Record<string, PropertySpec>;
   required: string[];
+  /** What the engine's List of the type takes; a type without it is not listed. */
+  listInputs?: { properties: Record<string, PropertySpec> };
 }
 
 export interface PackageSchema {

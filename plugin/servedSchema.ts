@@ -2,6 +2,7 @@ import { pluginIdentity } from "./identity";
 import type { PluginIdentity } from "./identity";
 import { NATIVE_SCHEMA } from "./nativeSchema";
 import { packageMetadata } from "./packageMetadata";
+import { nativeResourceSchemas } from "./registry";
 import type { PackageSchema } from "./schemaSpec";
 // Imported, not read from disk: the release binary carries it in its bundle.
 import componentSchema from "./schema.json";
@@ -31,7 +32,7 @@ export function withNativeSchema(components: PackageSchema, identity: PluginIden
     ...packageMetadata(identity),
     config: NATIVE_SCHEMA.config,
     provider: NATIVE_SCHEMA.provider,
-    resources: { ...components.resources, ...(NATIVE_SCHEMA.resources as unknown as PackageSchema["resources"]) },
+    resources: { ...components.resources, ...nativeResourceSchemas() },
     functions: NATIVE_SCHEMA.functions,
     types: { ...components.types, ...(NATIVE_SCHEMA.types as unknown as PackageSchema["types"]) },
   };

@@ -1,7 +1,7 @@
 import type { Provider } from "@pulumi/pulumi/provider";
 import type { ProviderContext } from "../core/context";
-import { pulumiModules, sdkProviderService } from "../core/sdkInternals";
-import type { PulumiModules } from "../core/sdkInternals";
+import { pulumiModules } from "../engine-conventions/sdkInternals";
+import type { PulumiModules } from "../engine-conventions/sdkInternals";
 import { pluginIdentity } from "./identity";
 import { grpcError } from "./rpc";
 import type { Call, Callback, Handler } from "./rpc";
@@ -87,6 +87,7 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
       const provider = new RemoteBrowserComponentProvider();
       if (servedAs) provider.servedAs(...servedAs);
       components = provider;
+      const { sdkProviderService } = require("./sdkProviderService") as typeof import("./sdkProviderService"); // eslint-disable-line @typescript-eslint/no-require-imports
       const implementation = sdkProviderService(m, provider as Provider, args);
       // The SDK's `main` has put its own handlers of uncaught errors in place.
       uncaught.stop();

@@ -10,3 +10,6 @@ export const typeToken = (name: string) => `${PACKAGE_NAME}:index:${name}`;
 
 /** The native resource's type token in the plugin's schema. */
 export const BROWSER_SESSION = typeToken("BrowserSession");
+
+/** The component's type token (the schema analyzer derives the same from its class, see packageSchema.ts). */
+export const REVIEW_SESSIONS = typeToken("ReviewSessions");

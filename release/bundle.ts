@@ -45,12 +45,12 @@ export async function bundlePlugin(facts: ReleaseFacts): Promise<{ code: string;
   return { code: result.outputFiles[0].text, inputs };
 }
 
-/** core/pulumiSdk.ts resolves modules at run time, which a bundle cannot: its bundled twin takes its place. */
+/** engine-conventions/pulumiSdk.ts resolves modules at run time, which a bundle cannot: its bundled twin takes its place. */
 const bundledSdk: Plugin = {
   name: "bundled-sdk",
   setup(b) {
     b.onResolve({ filter: /\/pulumiSdk$/ }, (args) =>
-      path.resolve(args.resolveDir, args.path) === path.join(root, "core", "pulumiSdk") ? { path: path.join(root, "release", "bundledSdk.ts") } : undefined,
+      path.resolve(args.resolveDir, args.path) === path.join(root, "engine-conventions", "pulumiSdk") ? { path: path.join(root, "release", "bundledSdk.ts") } : undefined,
     );
   },
 };

@@ -1,5 +1,5 @@
 /**
- * `core/pulumiSdk.ts` in the release bundle: the SDK's modules by the ids the plugin asks for, required
+ * `engine-conventions/pulumiSdk.ts` in the release bundle: the SDK's modules by the ids the plugin asks for, required
  * statically so that the bundler carries them. Each resolves, at build time, to the same file the SDK's own
  * files require (release/bundle.ts fails the build if the bundle holds two copies of a package).
  */

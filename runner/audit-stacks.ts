@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { DYNAMIC_SESSION_TYPE, DYNAMIC_TYPE_PREFIX } from "../engine-conventions/dynamicType";
 
 /**
  * What the stacks of a backend record about sessions, read through the CLI (`pulumi stack ls --all`,
@@ -46,14 +47,14 @@ interface StateResource {
 
 /**
  * Ours: the native resource, or a dynamic resource whose type or stored provider names this package.
- * The dynamic provider's type is `pulumi-nodejs:dynamic/remote-browser:BrowserSession` since it is named;
+ * The dynamic provider's type is DYNAMIC_SESSION_TYPE since it is named;
  * older states may carry the generic `pulumi-nodejs:dynamic:Resource`, recognised by the stored provider text.
  */
 function isBrowserSession(r: StateResource): boolean {
   const type = r.type ?? "";
   if (type === "remote-browser:index:BrowserSession") return true;
-  if (!type.startsWith("pulumi-nodejs:dynamic")) return false;
-  if (type.endsWith("remote-browser:BrowserSession")) return true;
+  if (!type.startsWith(DYNAMIC_TYPE_PREFIX)) return false;
+  if (type === DYNAMIC_SESSION_TYPE) return true;
   const provider = r.inputs?.__provider ?? r.outputs?.__provider;
   return typeof provider === "string" && provider.includes("pulumi-remote-browser");
 }

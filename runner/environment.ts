@@ -67,10 +67,10 @@ export function engineEnvironment(opts: EngineEnvironmentOptions): Record<string
 
 /**
  * Loaded into every Node.js process the engine starts: a plugin among them exits once its engine is gone,
- * even one killed before the plugin loaded this package (see core/exit-with-engine.ts). Only the
+ * even one killed before the plugin loaded this package (see engine-conventions/exit-with-engine.ts). Only the
  * built package has it (run from its TypeScript sources, as some tests do, the runner adds none).
  */
-const EXIT_WITH_ENGINE = path.join(__dirname, "..", "core", "exit-with-engine.js");
+const EXIT_WITH_ENGINE = path.join(__dirname, "..", "engine-conventions", "exit-with-engine.js");
 
 /** `options` (the user's NODE_OPTIONS) with `--require file` added once; NODE_OPTIONS takes quoted paths. */
 export function withPreload(options: string | undefined, file: string): string {

@@ -1,5 +1,5 @@
 import * as fs from "node:fs";
-import { parentOf } from "../core/liveness";
+import { parentOf } from "../engine-conventions/liveness";
 
 /**
  * Ctrl-C while the runner drives the engine. Without a handler Node exits at once on SIGINT, and the CLI

@@ -4,6 +4,8 @@ import { storedProvider } from "./storedProvider";
 import { DYNAMIC_OUTPUTS, wireInputs } from "../dynamic/wireFields";
 import { warnAboutPlainSecrets } from "./configWarnings";
 import { INPUTS, OUTPUTS, SECRET_OUTPUTS } from "../core/fields";
+import { DYNAMIC_SESSION, DYNAMIC_SESSION_TYPE } from "../engine-conventions/dynamicType";
+import { outputIsKnown } from "../engine-conventions/sdkInternals";
 import type { InputName, OutputName } from "../core/fields";
 
 /** Viewer languages of a share link: the service's locales. */
@@ -66,7 +68,7 @@ void outputsMatchFields;
  */
 export class BrowserSession extends pulumi.dynamic.Resource {
   /** The type token of this resource in the state. */
-  static readonly __pulumiType = "pulumi-nodejs:dynamic/remote-browser:BrowserSession";
+  static readonly __pulumiType = DYNAMIC_SESSION_TYPE;
 
   public readonly browser!: pulumi.Output<string>;
   public readonly url!: pulumi.Output<string | undefined>;
@@ -136,8 +138,8 @@ export class BrowserSession extends pulumi.dynamic.Resource {
         // still change a session (see docs/browser-session.md on replacement).
         deleteBeforeReplace: true,
       }),
-      "remote-browser",
-      "BrowserSession",
+      DYNAMIC_SESSION.module,
+      DYNAMIC_SESSION.type,
     );
   }
 }
@@ -152,6 +154,6 @@ function ownUrn(name: string, parent: pulumi.Resource | undefined): Promise<stri
   return new Promise((resolve) => {
     urn.apply((u) => resolve(u));
     // URNs are known even in a preview; should one not be, the session goes without rather than waiting.
-    (urn as { isKnown?: Promise<boolean> }).isKnown?.then((known) => known || resolve(undefined), () => resolve(undefined));
+    outputIsKnown(urn).then((known) => known || resolve(undefined), () => resolve(undefined));
   });
 }

@@ -13,18 +13,43 @@ const SPECIFIER = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s
 
 export function importGraph(folders: readonly string[], files: readonly string[] = []): ImportGraph {
   const graph: ImportGraph = new Map();
-  const sources = [...folders.flatMap((f) => tsFiles(join(ROOT, f))), ...files.map((f) => join(ROOT, f))];
-  for (const file of sources) {
-    const text = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  for (const [module, { file, specifiers }] of sourcesOf(folders, files)) {
     const deps = new Set<string>();
-    for (const m of text.matchAll(SPECIFIER)) {
-      const spec = m[1] ?? m[2] ?? m[3]!;
+    for (const spec of specifiers) {
       const target = resolveModule(file, spec);
       if (target) deps.add(target);
     }
-    graph.set(moduleName(file), deps);
+    graph.set(module, deps);
   }
   return graph;
+}
+
+/**
+ * The packages (not the project's own modules) each module imports, by the package's name
+ * (`@pulumi/pulumi` for `@pulumi/pulumi/provider`); `node:` built-ins are left out.
+ */
+export function packageImports(folders: readonly string[], files: readonly string[] = []): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const [module, { file, specifiers }] of sourcesOf(folders, files)) {
+    const packages = new Set<string>();
+    for (const spec of specifiers) {
+      if (spec.startsWith(".") || spec.startsWith("node:") || resolveModule(file, spec)) continue;
+      const parts = spec.split("/");
+      packages.add(spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!);
+    }
+    out.set(module, packages);
+  }
+  return out;
+}
+
+function sourcesOf(folders: readonly string[], files: readonly string[]): Map<string, { file: string; specifiers: string[] }> {
+  const out = new Map<string, { file: string; specifiers: string[] }>();
+  const sources = [...folders.flatMap((f) => tsFiles(join(ROOT, f))), ...files.map((f) => join(ROOT, f))];
+  for (const file of sources) {
+    const text = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    out.set(moduleName(file), { file, specifiers: [...text.matchAll(SPECIFIER)].map((m) => m[1] ?? m[2] ?? m[3]!) });
+  }
+  return out;
 }
 
 /** Every circle of the graph, each once, as the modules along it. */
@@ -68,7 +93,7 @@ export function folderEdges(graph: ImportGraph): Set<string> {
   return edges;
 }
 
-function tsFiles(dir: string): string[] {
+export function tsFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);

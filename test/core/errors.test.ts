@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { inspect } from "node:util";
 import * as vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import * as ts from "typescript";
@@ -14,6 +15,7 @@ import {
   isProviderError,
 } from "../../core/errors";
 import { settlement } from "../../core/create";
+import { asInitFailure } from "../../engine-conventions/initFailure";
 import type { WaitOutcome } from "../../core/wait";
 
 /** A second copy of errors.ts, loaded apart from this one (as a bundled or duplicated package would be). */
@@ -56,13 +58,21 @@ describe("the provider's error family", () => {
   });
 
   it("keeps the shape the dynamic provider host recognises for a created-but-failed session, and only then has an id", () => {
-    const kept = new SessionKeptError("ending it failed", { vmId: "vm-3", properties: { vmId: "vm-3", status: "unknown" } });
+    const outputs = { vmId: "vm-3", status: "unknown", shareUrl: "https://share/en/s?x", shareUrlPath: "/en/s?x", country: undefined };
+    const kept = asInitFailure(new SessionKeptError("ending it failed", { vmId: "vm-3", outputs }), (p) => ({ ...p, __provider: "p" })) as SessionKeptError;
     expect(kept.id).toBe("vm-3");
-    expect(kept.properties).toEqual({ vmId: "vm-3", status: "unknown" });
+    // The share link stays out: the dynamic host records these properties as given, unable to mark one secret.
+    expect(kept.properties).toEqual({ vmId: "vm-3", status: "unknown", __provider: "p" });
     expect(kept.reasons).toEqual(["ending it failed"]);
+    const unshaped = new SessionKeptError("ending it failed", { vmId: "vm-3", outputs });
+    expect(unshaped).not.toHaveProperty("id");
+    // The outputs it carries hold the link: an error printed or serialised whole does not show them.
+    expect(JSON.stringify(unshaped)).not.toContain("share");
+    expect(inspect(unshaped)).not.toContain("share");
     // From delete: the resource is in the state already; an id would make the host report a partial create.
-    expect(new SessionKeptError("ending failed", { vmId: "vm-3" })).not.toHaveProperty("id");
-    expect(new AccountMismatchError("m", "a", "b", { vmId: "vm-4" })).not.toHaveProperty("id");
+    const fromDelete = new SessionKeptError("ending failed", { vmId: "vm-3" });
+    expect(asInitFailure(fromDelete, (p) => p)).not.toHaveProperty("id");
+    expect(asInitFailure(new AccountMismatchError("m", "a", "b", { vmId: "vm-4" }), (p) => p)).not.toHaveProperty("id");
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { RemoteBrowserError } from "../../client";
 import type { QuotaAnswer, SessionEntry } from "../../client";
 import { createWhenCapacity } from "../../core/capacity";
-import { Diagnostic, setDiagnosticsSink } from "../../core/diagnostics";
+import { Diagnostic, engineDiagnostics } from "../../engine-conventions/diagnostics";
 import { QueueProgress, WaitProgress, queueText, sessionName, waitText } from "../../core/progress";
 import { DEFAULT_POLL_SCHEDULE, waitForRunning } from "../../core/wait";
 import { useEmulator, virtualClock } from "../helpers/emulator";
@@ -168,10 +168,10 @@ describe("progress on the session's own row (provider against the emulator)", ()
   const t = useEmulator();
   const URN = "urn:pulumi:pr-7::review::pulumi-nodejs:dynamic/remote-browser:BrowserSession::pr-7-chrome";
 
+  /** What reaches the engine's Log channel: the provider reports through the engine's diagnostics. */
   function recording() {
     const seen: Diagnostic[] = [];
-    setDiagnosticsSink((d) => void seen.push(d));
-    return seen;
+    return { seen, diagnostics: engineDiagnostics({ channel: async (d) => void seen.push(d) }) };
   }
 
   /**
@@ -195,8 +195,8 @@ describe("progress on the session's own row (provider against the emulator)", ()
   it("sends status lines on the URN it was given while preparation runs", async () => {
     t.emu.control.preparation({ paused: true });
     const clock = providerClock({ ms: 2_800, run: () => t.emu.control.preparation({ paused: false }) });
-    const seen = recording();
-    await t.provider({ deps: { clock } }).create({ browser: "chrome", __seed: "review/pr-7/pr-7-chrome", __urn: URN });
+    const { seen, diagnostics } = recording();
+    await t.provider({ deps: { clock, diagnostics } }).create({ browser: "chrome", __seed: "review/pr-7/pr-7-chrome", __urn: URN });
     expect(seen.every((d) => d.urn === URN && d.ephemeral && d.severity === "info")).toBe(true);
     expect(seen.map((d) => d.message)).toEqual([
       "starting: 1s waited (state starting)",
@@ -208,8 +208,8 @@ describe("progress on the session's own row (provider against the emulator)", ()
   it("sends none without a URN (a program of an earlier release)", async () => {
     t.emu.control.preparation({ paused: true });
     const clock = providerClock({ ms: 1_300, run: () => t.emu.control.preparation({ paused: false }) });
-    const seen = recording();
-    await t.provider({ deps: { clock } }).create({ browser: "chrome", __seed: "review/pr-7/old" });
+    const { seen, diagnostics } = recording();
+    await t.provider({ deps: { clock, diagnostics } }).create({ browser: "chrome", __seed: "review/pr-7/old" });
     // Long enough for a status line, had there been a URN to put it on.
     expect(clock.slept.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1_300);
     expect(seen).toEqual([]);
@@ -219,8 +219,8 @@ describe("progress on the session's own row (provider against the emulator)", ()
     t.emu.control.settings({ runningLimit: 1, prepMs: 0 });
     const blocker = await t.client().createSession({ browser: "edge" });
     const clock = providerClock({ ms: 2_600, run: () => t.emu.control.endSession(blocker.vmId) });
-    const seen = recording();
-    await t.provider({ deps: { clock } }).create({ browser: "chrome", __seed: "review/pr-7/pr-7-chrome", __urn: URN, waitForCapacitySeconds: 30 });
+    const { seen, diagnostics } = recording();
+    await t.provider({ deps: { clock, diagnostics } }).create({ browser: "chrome", __seed: "review/pr-7/pr-7-chrome", __urn: URN, waitForCapacitySeconds: 30 });
     const warnings = seen.filter((d) => !d.ephemeral);
     expect(warnings).toEqual([
       {

@@ -203,6 +203,25 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     }
   });
 
+  it("API version 7: up, refresh and destroy each put their warning on the session's own row, not the stack's", async () => {
+    const account = newAccount(emulator);
+    const cli = await stackOf("v7", "v7");
+    await cli.clean(["config", "set", "remote-browser:baseUrl", emulator.v7BaseUrl]);
+    await cli.clean(["config", "set", "remote-browser:apiVersion", "v7"]);
+    await setSecret(cli, "remote-browser:apiKey", account.apiKey);
+    // Each command succeeds, and the display puts its warning under the session (a stack's would go under
+    // pulumi:pulumi:Stack, as refresh's and destroy's did before the plugin passed the engine's URN on).
+    const onTheSession = (what: RegExp) => new RegExp(`${BROWSER_SESSION} \\(old\\):\\s+warning: BrowserSession \\S+ ${what.source}`);
+    try {
+      expect(text(await cli.ok(["up", "--yes"]))).toMatch(onTheSession(/was started with API version 7/));
+      expect(text(await cli.ok(["refresh", "--yes"]))).toMatch(onTheSession(/API version 7 has no status operation; refresh keeps the recorded state/));
+      expect(text(await cli.ok(["destroy", "--yes"]))).toMatch(onTheSession(/was started with API version 7, which cannot end sessions/));
+    } finally {
+      // Version 7 cannot end its sessions: the test ends its own, as the warning tells a user to.
+      for (const s of accountBooks(emulator, account.accountId).sessions) emulator.control.endSession(s.vmId);
+    }
+  });
+
   it("customTimeouts.create shorter than the preparation: up fails naming it, the session is ended, and nothing is in the state", async () => {
     // Preparation is the emulator's setting for all its sessions: this test has an emulator of its own.
     const slow = await startEmulator({ prepMs: 10_000 });

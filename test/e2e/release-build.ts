@@ -16,7 +16,7 @@ import { writeSdks } from "../../release/sdks";
  */
 const root = path.resolve(__dirname, "..", "..");
 export const RELEASE_VERSION = "9.9.9-e2e";
-const INPUTS = ["api", "client", "core", "dynamic", "plugin", "release", "package.json", "package-lock.json", "LICENSE", "README.md"];
+const INPUTS = ["api", "client", "core", "engine-conventions", "dynamic", "plugin", "release", "package.json", "package-lock.json", "LICENSE", "README.md"];
 
 export function linuxRelease(pulumiBin: string): Promise<string> {
   return platformsRelease("linux-amd64", pulumiBin);

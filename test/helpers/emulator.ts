@@ -9,10 +9,10 @@ import type { ClientOptions } from "../../client";
 import { RemoteBrowserClient, RequestBudget } from "../../client";
 import type { ProviderDeps } from "../../dynamic/session";
 import { SessionProvider } from "../../dynamic/session";
-import { setWarningSink } from "../../core/diagnostics";
 export { eventually } from "./eventually";
 import type { PollSchedule } from "../../core/wait";
 import type { Clock } from "../../core/clock";
+import type { Diagnostics } from "../../core/report";
 
 /** Preparation time of sessions in these tests: long enough to be seen `starting`, short enough not to wait. */
 export const TEST_PREP_MS = 40;
@@ -90,6 +90,10 @@ export interface TestEnv {
   backoff: number[];
   /** Warnings the provider emitted during the test. */
   warnings: string[];
+  /** The same warnings, each with the URN of the resource it was put on (undefined: the stack). */
+  warnedOn: Array<{ urn: string | undefined; message: string }>;
+  /** Where the providers of the test report: it records the warnings above. */
+  diagnostics: Diagnostics;
   /** A client of the emulator's default account; closed after the test. */
   client(opts?: Partial<ClientOptions>): RemoteBrowserClient;
   /** A configured SessionProvider whose clients talk to the emulator without sleeping for backoff. */
@@ -111,9 +115,15 @@ export function useEmulator(opts: EmulatorOptions = {}): TestEnv {
     const backoff = recordingSleep();
     const budget = instantBudget();
     const warnings: string[] = [];
-    setWarningSink((message) => {
-      warnings.push(message);
-    });
+    // The provider's warnings, each with the resource it was put on (status lines are dropped).
+    const warnedOn: Array<{ urn: string | undefined; message: string }> = [];
+    const diagnostics: Diagnostics = {
+      warning: async (urn, message) => {
+        warnings.push(message);
+        warnedOn.push({ urn, message });
+      },
+      status: async () => undefined,
+    };
     clients = [];
     const client = (o: Partial<ClientOptions> = {}) => {
       const c = new RemoteBrowserClient({ baseUrl: emu.apiBaseUrl, apiKey: emu.apiKey, sleep: backoff.sleep, now: backoff.now, budget, ...o });
@@ -124,6 +134,8 @@ export function useEmulator(opts: EmulatorOptions = {}): TestEnv {
       emu,
       backoff: backoff.delays,
       warnings,
+      warnedOn,
+      diagnostics,
       client,
       provider(setup: ProviderSetup = {}) {
         const apiVersion = setup.apiVersion ?? "v8";
@@ -137,6 +149,7 @@ export function useEmulator(opts: EmulatorOptions = {}): TestEnv {
           clientFor: (cfg) => client({ ...setup.client, baseUrl: cfg.baseUrl, apiKey: cfg.apiKey }),
           schedule: FAST_POLL,
           engineAlive: () => true,
+          diagnostics,
           ...setup.deps,
         });
         // An empty environment: the test process's own variables must not leak into the settings.
@@ -151,7 +164,6 @@ export function useEmulator(opts: EmulatorOptions = {}): TestEnv {
   });
 
   afterEach(async () => {
-    setWarningSink(undefined);
     await Promise.all(clients.map((c) => c.close()));
     await env.emu?.close();
   });

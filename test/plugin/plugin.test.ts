@@ -112,7 +112,7 @@ describe("the Node.js language host's way in", () => {
     try {
       const checkout = path.join(base, "checkout");
       fs.mkdirSync(checkout);
-      for (const entry of ["main.js", "source-checkout.js", "index.ts", "plugin", "core", "dynamic", "sdk", "client", "package.json", "tsconfig.json", "PulumiPlugin.yaml"]) {
+      for (const entry of ["main.js", "source-checkout.js", "index.ts", "plugin", "core", "engine-conventions", "dynamic", "sdk", "client", "package.json", "tsconfig.json", "PulumiPlugin.yaml"]) {
         fs.cpSync(path.join(root, entry), path.join(checkout, entry), { recursive: true });
       }
       fs.symlinkSync(path.join(root, "node_modules"), path.join(checkout, "node_modules"), "dir");

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { pulumiModules } from "../../engine-conventions/sdkInternals";
+import { nativeHandlers } from "../../plugin/handlers";
 import { NativeBrowserSessions } from "../../plugin/resource";
-import { isSecret, reveal, secret } from "../../plugin/secrets";
+import { BROWSER_SESSION } from "../../plugin/tokens";
+import { isSecret, reveal, secret } from "../../engine-conventions/secrets";
 import { virtualClock, thrown, useEmulator } from "../helpers/emulator";
 
 /**
@@ -181,5 +184,50 @@ describe("check, diff, update and delete", () => {
     const { id, outs } = await native().create(URN, { browser: "chrome" }, undefined);
     await native().delete(id, outs);
     expect(t.emu.control.books()).toMatchObject({ started: 1, running: 0 });
+  });
+});
+
+describe("warnings on the session's own row", () => {
+  /** The plugin's handlers as the front door calls them, on a context that reports to the test. */
+  function handlers() {
+    const m = pulumiModules();
+    const ctx = t.provider({ apiVersion: "v7" }).ctx;
+    const h = nativeHandlers(m, () => {
+      throw new Error("no component calls here");
+    }, ctx);
+    const callOf = (name: string, request: unknown) =>
+      new Promise<unknown>((resolve, reject) => h[name]!({ request }, (err, value) => (err ? reject(err) : resolve(value))));
+    return { m, callOf };
+  }
+
+  it("a refresh and a destroy of a version 7 session warn on the URN the engine's Read and Delete name, as create does", async () => {
+    const { m, callOf } = handlers();
+    const create = new m.proto.CreateRequest();
+    create.setUrn(URN);
+    create.setType(BROWSER_SESSION);
+    create.setProperties(m.struct.Struct.fromJavaScript({ browser: "chrome" }));
+    const created = (await callOf("create", create)) as { getId(): string; getProperties(): { toJavaScript(): Record<string, unknown> } };
+    const props = m.struct.Struct.fromJavaScript(created.getProperties().toJavaScript());
+    for (const [name, Request] of [["read", m.proto.ReadRequest], ["delete", m.proto.DeleteRequest]] as const) {
+      const req = new Request();
+      req.setId(created.getId());
+      req.setUrn(URN);
+      req.setType(BROWSER_SESSION);
+      req.setProperties(props);
+      await callOf(name, req);
+    }
+    expect(t.warnedOn.map((w) => [w.urn, w.message.replace(/^BrowserSession \S+ /, "")])).toEqual([
+      [URN, expect.stringMatching(/^was started with API version 7, which has no status or end operation/)],
+      [URN, expect.stringMatching(/^API version 7 has no status operation; refresh keeps the recorded state/)],
+      [URN, expect.stringMatching(/^was started with API version 7, which cannot end sessions/)],
+    ]);
+  });
+
+  it("the dynamic provider's refresh and destroy, told no URN, warn on the stack", async () => {
+    const provider = t.provider({ apiVersion: "v7" });
+    const { id, outs } = await provider.create({ browser: "chrome", __seed: "p/s/app", __urn: URN });
+    await provider.read(id, outs as unknown as Record<string, unknown>);
+    await provider.delete(id, outs as unknown as Record<string, unknown>);
+    expect(t.warnedOn.map((w) => w.urn)).toEqual([URN, undefined, undefined]);
   });
 });

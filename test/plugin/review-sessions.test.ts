@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { DYNAMIC_SESSION_TYPE, ReviewSessions } from "../../plugin/reviewSessions";
+import { DYNAMIC_SESSION_TYPE } from "../../engine-conventions/dynamicType";
+import { ReviewSessions } from "../../plugin/reviewSessions";
 import { pluginIdentity } from "../../plugin/identity";
 import { RemoteBrowserComponentProvider } from "../../plugin/provider";
 import { ValidationError } from "../../core/errors";

@@ -131,7 +131,7 @@ describe("the plugin's start", () => {
     const modules = new Set(atPort.modules);
     expect(atPort.reads.filter((file) => !modules.has(file))).toEqual([]);
     expect(atPort.connects).toEqual([]);
-    // Once the port is printed, the watch of the engine probes its address (core/liveness.ts).
+    // Once the port is printed, the watch of the engine probes its address (engine-conventions/liveness.ts).
     const later = await snapshotNow();
     expect(later.connects.length).toBeGreaterThan(0);
   });

@@ -8,14 +8,9 @@
  * none of this package's code runs in, kept alive for good by @pulumi/pulumi's gRPC server: only code
  * loaded with the process can end it. Any other Node.js process the engine starts is left alone.
  */
-import { parseEngineAddress } from "./address-probe";
 import { exitWhenEngineGone } from "./liveness";
+import { isPluginProcess } from "./processes";
+
+export { isPluginProcess } from "./processes";
 
 if (isPluginProcess(process.argv)) exitWhenEngineGone();
-
-/** The dynamic provider, or a resource plugin script, given an engine address. */
-export function isPluginProcess(argv: string[]): boolean {
-  const script = argv[1] ?? "";
-  const plugin = /[\\/]cmd[\\/]dynamic-provider([\\/]|$)/.test(script) || /(^|[\\/])pulumi-resource-[^\\/]+$/.test(script);
-  return plugin && parseEngineAddress(argv[2]) !== undefined;
-}

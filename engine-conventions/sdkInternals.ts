@@ -1,11 +1,11 @@
-import type { Provider } from "@pulumi/pulumi/provider";
 import { sdkRequire } from "./pulumiSdk";
 
 /**
  * Every reach into `@pulumi/pulumi` beyond its documented API, in one place: the generated protocol
- * modules and gRPC the plugin's front door is built on (plugin/server.ts), the SDK's provider service
- * implementation it hands the components' calls to, and the gRPC client the diagnostics speak to the engine with
- * (diagnostics.ts). `pulumiSdk.ts` says where these modules are loaded from (the release bundle puts
+ * modules and gRPC the plugin's front door is built on (plugin/server.ts), and the gRPC client the
+ * diagnostics speak to the engine with (diagnostics.ts). The one reach that only the plugin makes, taking
+ * the SDK's provider service at its registration, is the plugin's own (plugin/sdkProviderService.ts),
+ * checked against the same releases. `pulumiSdk.ts` says where these modules are loaded from (the release bundle puts
  * `release/bundledSdk.ts` in its place); this module says what is expected of them, and the plugin fails,
  * naming the installed release, when one no longer holds: at start for the protocol modules, at the first
  * component call for the provider service.
@@ -41,48 +41,8 @@ export function pulumiModules(load: (id: string) => any = sdkRequire) { // eslin
 
 export type PulumiModules = ReturnType<typeof pulumiModules>;
 
-/**
- * The SDK's provider service implementation serving `components`, as its `main` builds it, without the
- * server `main` would start: `main` registers the implementation with gRPC once, before its first await, and
- * that registration is where it is taken and `main` stopped, before it binds a port or prints one. `main`
- * has marked the SDK as serving by then, so a later `main` (run-plugin's componentProviderHost) starts no
- * second server. Fails, rather than serving a half provider, if the installed SDK no longer registers its
- * service that way.
- */
-export function sdkProviderService(
-  m: PulumiModules,
-  components: Provider,
-  args: string[],
-  load: (id: string) => unknown = sdkRequire,
-): Record<string, unknown> {
-  // Loaded here, from the same installed copy whose gRPC module is intercepted below.
-  const { main } = load("./provider") as typeof import("@pulumi/pulumi/provider");
-  const server = m.grpc.Server.prototype;
-  const addService = server.addService;
-  const taken = new Error("the SDK's provider service, taken at its registration");
-  let implementation: Record<string, unknown> | undefined;
-  server.addService = function (this: unknown, service: unknown, impl: Record<string, unknown>) {
-    if (service === m.service && !implementation) {
-      implementation = impl;
-      throw taken;
-    }
-    return addService.call(this, service, impl);
-  };
-  let stopped: Promise<void>;
-  try {
-    stopped = main(components, args);
-  } finally {
-    server.addService = addService;
-  }
-  // `main` is async: the throw above ends it as a rejection, which is its expected end here.
-  stopped.catch((err: unknown) => {
-    if (err !== taken) throw err;
-  });
-  if (!implementation) throw sdkChanged("it did not register its provider service as expected; the remote-browser plugin cannot serve its components");
-  return implementation;
-}
-
-function sdkChanged(what: string): Error {
+/** The failure for an installed SDK that no longer is as these reaches expect, naming its release. */
+export function sdkChanged(what: string): Error {
   return new Error(
     `the installed @pulumi/pulumi ${installedVersion()} is not as the remote-browser plugin expects: ${what} ` +
       `(checked with ${CHECKED_SDK_VERSIONS}); install one of those releases`,
@@ -127,4 +87,12 @@ export function loadGrpc(load: (id: string) => unknown = sdkRequire): GrpcModule
   } catch (err) {
     return err instanceof Error ? err : new Error(String(err));
   }
+}
+
+/**
+ * Whether an Output's value is known, from its `isKnown` promise (a member of the SDK's Output class, not
+ * of its documented interface); an Output without one counts as known.
+ */
+export function outputIsKnown(output: unknown): Promise<boolean> {
+  return (output as { isKnown?: Promise<boolean> }).isKnown ?? Promise.resolve(true);
 }

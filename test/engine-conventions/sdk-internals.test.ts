@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { CHECKED_SDK_VERSIONS, pulumiModules, sdkProviderService } from "../../core/sdkInternals";
+import { CHECKED_SDK_VERSIONS, pulumiModules } from "../../engine-conventions/sdkInternals";
+import { sdkProviderService } from "../../plugin/sdkProviderService";
 import { GRPC_SERVER_OPTIONS } from "../../plugin/server";
-import { sdkRequire } from "../../core/pulumiSdk";
+import { sdkRequire } from "../../engine-conventions/pulumiSdk";
 
 describe("the reaches into @pulumi/pulumi's internals", () => {
   it("hold for the installed @pulumi/pulumi", () => {

@@ -5,9 +5,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as ts from "typescript";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parseEngineAddress } from "../../core/address-probe";
-import { isPluginProcess } from "../../core/exit-with-engine";
-import { engineWatcher } from "../../core/liveness";
+import { parseEngineAddress } from "../../engine-conventions/address-probe";
+import { isDynamicProviderHost, isPluginProcess } from "../../engine-conventions/processes";
+import { engineWatcher } from "../../engine-conventions/liveness";
 import { withPreload } from "../../runner/environment";
 import { isRunning, processInfo } from "../helpers/processes";
 
@@ -70,6 +70,17 @@ describe("the preload that ends a plugin with its engine", () => {
     expect(isPluginProcess([node])).toBe(false);
   });
 
+  it("knows the dynamic provider host by one pattern, as its launcher runs it (index.js) and as a folder", () => {
+    // The provider module (dynamic/index.ts) and the preload go by the same test: the module once armed only
+    // on the first form.
+    expect(isDynamicProviderHost("/p/node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js")).toBe(true);
+    expect(isDynamicProviderHost("C:\\p\\node_modules\\@pulumi\\pulumi\\cmd\\dynamic-provider\\index.js")).toBe(true);
+    expect(isDynamicProviderHost("/p/node_modules/@pulumi/pulumi/cmd/dynamic-provider")).toBe(true);
+    expect(isDynamicProviderHost("/p/cmd/dynamic-provider-x/index.js")).toBe(false);
+    expect(isDynamicProviderHost("/p/cmd/run-plugin/index.js")).toBe(false);
+    expect(isDynamicProviderHost(undefined)).toBe(false);
+  });
+
   it("is added to NODE_OPTIONS once, after the user's own options, quoted", () => {
     expect(withPreload(undefined, "/a b/x.js")).toBe('--require "/a b/x.js"');
     expect(withPreload(" --max-old-space-size=512 ", "/x.js")).toBe('--max-old-space-size=512 --require "/x.js"');
@@ -88,8 +99,8 @@ describe("a plugin process whose engine was killed", () => {
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-liveness-"));
     // The watcher's sources as plain CommonJS, so that a separate process runs exactly this checkout's code.
-    for (const name of ["liveness", "address-probe", "exit-with-engine"]) {
-      const source = fs.readFileSync(path.join(__dirname, "..", "..", "core", `${name}.ts`), "utf8");
+    for (const name of ["liveness", "address-probe", "processes", "exit-with-engine"]) {
+      const source = fs.readFileSync(path.join(__dirname, "..", "..", "engine-conventions", `${name}.ts`), "utf8");
       const out = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } });
       fs.writeFileSync(path.join(dir, `${name}.js`), out.outputText);
     }

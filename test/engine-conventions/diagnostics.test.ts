@@ -1,15 +1,7 @@
 import { createRequire } from "node:module";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import {
-  Diagnostic,
-  encodeLogRequest,
-  engineChannel,
-  loadGrpc,
-  setDiagnosticsSink,
-  setEngineChannel,
-  status,
-  warn,
-} from "../../core/diagnostics";
+import { SessionProvider } from "../../dynamic/session";
+import { Diagnostic, encodeLogRequest, engineChannel, engineDiagnostics, loadGrpc } from "../../engine-conventions/diagnostics";
 
 // The engine's side, built from the protocol modules @pulumi/pulumi ships: what the engine decodes is
 // what these decode.
@@ -60,8 +52,6 @@ describe("the engine's Log channel", () => {
 
   afterEach(() => {
     vi.restoreAllMocks();
-    setEngineChannel(undefined);
-    setDiagnosticsSink(undefined);
     engine?.close();
     engine = undefined;
   });
@@ -84,16 +74,29 @@ describe("the engine's Log channel", () => {
 
   it("puts status lines on the resource's URN as ephemeral info, and warnings as kept warnings", async () => {
     engine = await fakeEngine();
-    setEngineChannel(engineChannel(engine.address, loadGrpc()));
-    await status(URN, "queued for capacity: 4/4 slots in use, 12s queued");
-    await warn(URN, 'BrowserSession "pr-7-chrome": the account\'s running limit is reached');
-    await warn(undefined, "a warning for the stack");
+    const d = engineDiagnostics({ address: engine.address });
+    await d.status(URN, "queued for capacity: 4/4 slots in use, 12s queued");
+    await d.warning(URN, 'BrowserSession "pr-7-chrome": the account\'s running limit is reached');
+    await d.warning(undefined, "a warning for the stack");
     expect(engine.received).toEqual([
       { severity: engineProto.LogSeverity.INFO, message: "queued for capacity: 4/4 slots in use, 12s queued", urn: URN, ephemeral: true, streamId: 0 },
       { severity: engineProto.LogSeverity.WARNING, message: 'BrowserSession "pr-7-chrome": the account\'s running limit is reached', urn: URN, ephemeral: false, streamId: 0 },
       { severity: engineProto.LogSeverity.WARNING, message: "a warning for the stack", urn: "", ephemeral: false, streamId: 0 },
     ]);
     expect(stderr).toEqual([]);
+  });
+
+  it("is where the dynamic provider reports by default: the engine named by the process's first argument", async () => {
+    engine = await fakeEngine();
+    const argv = process.argv;
+    process.argv = [argv[0]!, argv[1]!, engine.address];
+    try {
+      const provider = new SessionProvider({ engineAlive: () => true });
+      await provider.ctx.reporter(URN).warning("on the session's row");
+    } finally {
+      process.argv = argv;
+    }
+    expect(engine.received.map((r) => [r.urn, r.message])).toEqual([[URN, "on the session's row"]]);
   });
 
   it("keeps one connection for every message of the process", async () => {
@@ -109,16 +112,16 @@ describe("the engine's Log channel", () => {
         }
       },
     };
-    setEngineChannel(engineChannel(engine.address, counting));
-    for (let i = 0; i < 5; i++) await status(URN, `starting: ${i}s waited (state starting)`);
+    const d = engineDiagnostics({ channel: engineChannel(engine.address, counting) });
+    for (let i = 0; i < 5; i++) await d.status(URN, `starting: ${i}s waited (state starting)`);
     expect(engine.received).toHaveLength(5);
     expect(connections).toBe(1);
   });
 
   it("sends no status line without a URN: there is no row to put it on", async () => {
     const seen: Diagnostic[] = [];
-    setDiagnosticsSink((d) => void seen.push(d));
-    await status(undefined, "starting: 1s waited (state starting)");
+    const d = engineDiagnostics({ channel: async (x) => void seen.push(x) });
+    await d.status(undefined, "starting: 1s waited (state starting)");
     expect(seen).toEqual([]);
   });
 
@@ -137,22 +140,22 @@ describe("the engine's Log channel", () => {
   });
 
   it("without a channel, warnings go to stderr and status lines are dropped", async () => {
-    setEngineChannel(null);
-    await expect(status(URN, "starting: 3s waited (state starting)")).resolves.toBeUndefined();
-    await warn(URN, "the account's running limit is reached");
+    const d = engineDiagnostics({ channel: null });
+    await expect(d.status(URN, "starting: 3s waited (state starting)")).resolves.toBeUndefined();
+    await d.warning(URN, "the account's running limit is reached");
     expect(stderr).toEqual(["warning: the account's running limit is reached\n"]);
   });
 
   it("never fails the caller when the engine refuses or is gone; warnings then go to stderr", async () => {
     engine = await fakeEngine("fail");
-    setEngineChannel(engineChannel(engine.address, loadGrpc()));
-    await expect(status(URN, "starting: 1s waited (state starting)")).resolves.toBeUndefined();
-    await warn(URN, "refused by the engine");
+    const d = engineDiagnostics({ channel: engineChannel(engine.address, loadGrpc()) });
+    await expect(d.status(URN, "starting: 1s waited (state starting)")).resolves.toBeUndefined();
+    await d.warning(URN, "refused by the engine");
     expect(engine.received.map((r) => r.message)).toEqual(["starting: 1s waited (state starting)", "refused by the engine"]);
     engine.close();
     engine = undefined;
-    await expect(status(URN, "starting: 2s waited (state starting)")).resolves.toBeUndefined();
-    await warn(URN, "engine gone");
+    await expect(d.status(URN, "starting: 2s waited (state starting)")).resolves.toBeUndefined();
+    await d.warning(URN, "engine gone");
     expect(stderr).toEqual(["warning: refused by the engine\n", "warning: engine gone\n"]);
   });
 });

@@ -1,3 +1,4 @@
+import type { Diagnostics } from "../core/report";
 import { loadGrpc } from "./sdkInternals";
 import type { GrpcModule } from "./sdkInternals";
 
@@ -30,64 +31,48 @@ export interface Diagnostic {
 /** Sends one message; rejects when it could not be delivered. */
 export type Channel = (d: Diagnostic) => Promise<void>;
 
-let sink: Channel | undefined;
-let engine: Channel | null | undefined;
-
 /**
- * Replaces the connection to the engine (tests): `null` as where no channel could be opened,
- * `undefined` to open one again on the next message.
+ * The operations' reports as the engine shows them (core/report.ts): one connection to the engine's Log
+ * RPC, opened at the first message and kept for every later one. `channel` stands in for that connection
+ * (tests): `null` as where none could be opened. `address` is the engine's, the plugin's first argument.
  */
-export function setEngineChannel(next: Channel | null | undefined): void {
-  engine = next;
-}
-
-/** Replaces where every message goes (tests); `undefined` restores the engine's channel. */
-export function setDiagnosticsSink(next: ((d: Diagnostic) => void | Promise<void>) | undefined): void {
-  sink = next && (async (d) => next(d));
-}
-
-/** Replaces where warnings go (tests), dropping status lines; `undefined` restores the default. */
-export function setWarningSink(next: ((message: string) => void) | undefined): void {
-  setDiagnosticsSink(next && ((d) => void (d.ephemeral ? undefined : next(d.message))));
-}
-
-/** A warning the update keeps in its diagnostics, on the resource `urn` when given. */
-export async function warn(urn: string | undefined, message: string): Promise<void> {
-  const d: Diagnostic = { severity: "warning", message, urn, ephemeral: false };
-  if (await deliver(d)) return;
-  process.stderr.write(`warning: ${message}\n`);
-}
-
-/**
- * A status line on the resource `urn`'s row, replaced by the next one and gone when the step ends.
- * Without a URN (a program of an older release) or a channel, there is no row to show it on: dropped.
- */
-export async function status(urn: string | undefined, message: string): Promise<void> {
-  if (!urn) return;
-  await deliver({ severity: "info", message, urn, ephemeral: true });
-}
-
-async function deliver(d: Diagnostic): Promise<boolean> {
-  const channel = sink ?? openEngineChannel();
-  if (!channel) return false;
-  try {
-    await channel(d);
-    return true;
-  } catch {
-    // The engine may be gone; the caller decides whether the message has a second way out.
-    return false;
-  }
-}
-
-function openEngineChannel(): Channel | null {
-  if (engine === undefined) {
-    const loaded = loadGrpc();
-    engine = engineChannel(process.argv[2], loaded);
-    if (!engine && isEngineAddress(process.argv[2])) {
-      process.stderr.write(`warning: progress and warnings cannot reach the engine (${loaded instanceof Error ? loaded.message : "no gRPC"}); they go to this plugin's log\n`);
+export function engineDiagnostics(opts: { channel?: Channel | null; address?: string } = {}): Diagnostics {
+  let engine: Channel | null | undefined = opts.channel;
+  const open = (): Channel | null => {
+    if (engine === undefined) {
+      const address = opts.address ?? process.argv[2];
+      const loaded = loadGrpc();
+      engine = engineChannel(address, loaded);
+      if (!engine && isEngineAddress(address)) {
+        process.stderr.write(`warning: progress and warnings cannot reach the engine (${loaded instanceof Error ? loaded.message : "no gRPC"}); they go to this plugin's log\n`);
+      }
     }
-  }
-  return engine;
+    return engine;
+  };
+  const deliver = async (d: Diagnostic): Promise<boolean> => {
+    const channel = open();
+    if (!channel) return false;
+    try {
+      await channel(d);
+      return true;
+    } catch {
+      // The engine may be gone; the caller decides whether the message has a second way out.
+      return false;
+    }
+  };
+  return {
+    // A warning the update keeps in its diagnostics, on the resource `urn` when given; where it cannot
+    // reach the engine, on standard error (the engine logs a plugin's).
+    async warning(urn, message) {
+      if (await deliver({ severity: "warning", message, urn, ephemeral: false })) return;
+      process.stderr.write(`warning: ${message}\n`);
+    },
+    // Without a URN (a program of an older release) or a channel, there is no row to show it on: dropped.
+    async status(urn, message) {
+      if (!urn) return;
+      await deliver({ severity: "info", message, urn, ephemeral: true });
+    },
+  };
 }
 
 function isEngineAddress(address: string | undefined): address is string {
