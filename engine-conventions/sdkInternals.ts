@@ -2,8 +2,9 @@ import { sdkRequire } from "./pulumiSdk";
 
 /**
  * Every reach into `@pulumi/pulumi` beyond its documented API, in one place: the generated protocol
- * modules and gRPC the plugin's front door is built on (plugin/server.ts), and the gRPC client the
- * diagnostics speak to the engine with (diagnostics.ts). The one reach that only the plugin makes, taking
+ * modules and gRPC the plugin's front door is built on (plugin/server.ts), the gRPC client the
+ * diagnostics speak to the engine with (diagnostics.ts), and the Automation API's command of a CLI whose
+ * version the runner knows (runner/cli-command.ts). The one reach that only the plugin makes, taking
  * the SDK's provider service at its registration, is the plugin's own (plugin/sdkProviderService.ts),
  * checked against the same releases. `pulumiSdk.ts` says where these modules are loaded from (the release bundle puts
  * `release/bundledSdk.ts` in its place); this module says what is expected of them, and the plugin fails,
@@ -95,4 +96,23 @@ export function loadGrpc(load: (id: string) => unknown = sdkRequire): GrpcModule
  */
 export function outputIsKnown(output: unknown): Promise<boolean> {
   return (output as { isKnown?: Promise<boolean> }).isKnown ?? Promise.resolve(true);
+}
+
+/**
+ * The Automation API's command of the CLI `command` at `version`, made as the SDK makes its own
+ * (PulumiCommand.get and install call a constructor its types do not export, with a version its own semver
+ * parsed), so that a workspace given it does not start `pulumi version` again (runner/cli-command.ts). The
+ * class is the caller's, so that nothing here loads the Automation API. Undefined where the installed SDK
+ * builds its commands otherwise: the caller then lets the SDK ask the CLI, as it always did.
+ */
+export function automationCommand<C extends { command: string; version: unknown }>(PulumiCommand: { prototype: C }, command: string, version: string): C | undefined {
+  try {
+    const semver = sdkRequire("semver") as { parse(v: string): { compare(v: string): number } | null };
+    const parsed = semver.parse(version);
+    const Command = PulumiCommand as unknown as new (command: string, version: unknown) => C;
+    const made = parsed ? new Command(command, parsed) : undefined;
+    return made && made.command === command && String(made.version) === version && typeof (made as unknown as { run?: unknown }).run === "function" ? made : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
-import { createRequire } from "node:module";
 import * as path from "node:path";
 import { PulumiCommand } from "@pulumi/pulumi/automation";
+import { automationCommand } from "../engine-conventions/sdkInternals";
 
 /**
  * The CLI a workspace drives. Left to itself, the Automation API starts `pulumi version` for every workspace
@@ -24,7 +24,7 @@ export async function pulumiCommandFor(stateDir: string, env: Record<string, str
     version = await askVersion(bin, env);
     keep(file, identity, version);
   }
-  return commandOf("pulumi", version) ?? (await PulumiCommand.get({ skipVersionCheck: true }));
+  return automationCommand(PulumiCommand, "pulumi", version) ?? (await PulumiCommand.get({ skipVersionCheck: true }));
 }
 
 function onPath(name: string, searchPath: string): string | undefined {
@@ -40,22 +40,6 @@ function onPath(name: string, searchPath: string): string | undefined {
     }
   }
   return undefined;
-}
-
-/** The SDK's command `command` of the CLI at `version`, or undefined where this release of the SDK builds it differently. */
-export function commandOf(command: string, version: string): PulumiCommand | undefined {
-  // The SDK makes its commands with a constructor it does not export in its types (PulumiCommand.get and
-  // install call it); its own semver parses the version, as `get` does. If either stops fitting, the
-  // workspace asks the CLI itself, as it always did.
-  try {
-    const semver = createRequire(require.resolve("@pulumi/pulumi/automation"))("semver") as { parse(v: string): { compare(v: string): number } | null };
-    const parsed = semver.parse(version);
-    const Command = PulumiCommand as unknown as new (command: string, version: unknown) => PulumiCommand;
-    const made = parsed ? new Command(command, parsed) : undefined;
-    return made && made.command === command && String(made.version) === version && typeof (made as unknown as { run?: unknown }).run === "function" ? made : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function identityOf(bin: string): string | undefined {

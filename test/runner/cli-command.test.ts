@@ -2,7 +2,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { commandOf, pulumiCommandFor } from "../../runner/cli-command";
+import { PulumiCommand } from "@pulumi/pulumi/automation";
+import { automationCommand } from "../../engine-conventions/sdkInternals";
+import { pulumiCommandFor } from "../../runner/cli-command";
 
 /**
  * The runner asks a CLI binary its version once and keeps it (runner/cli-command.ts): each workspace the
@@ -48,7 +50,7 @@ describe("the CLI the runner's workspaces drive", () => {
   });
 
   it("is built as the SDK builds its own: a version the workspace can compare", () => {
-    const c = commandOf("pulumi", "3.248.0")!;
+    const c = automationCommand(PulumiCommand, "pulumi", "3.248.0")!;
     expect(c).toBeDefined();
     expect((c.version as unknown as { compare(v: string): number }).compare("3.95.0")).toBe(1);
   });
