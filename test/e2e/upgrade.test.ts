@@ -76,7 +76,7 @@ async function importRecorded(stack: E2EStack, stateFile: string, recorded: Reco
   expect(imported.code, imported.stderr).toBe(0);
 }
 
-it.concurrent("refreshes, previews without changes, updates in place and destroys a stack recorded with release 0.1.0", async () => {
+it.concurrent("refreshes, previews without changes, updates in place and destroys a stack recorded with release 0.1.0, refreshing its sessions recorded with the previous fingerprint format into the current one", async () => {
   const { projectDir } = inject("e2e");
   const recorded = JSON.parse(fixture(UPGRADE_SESSIONS_FILE)) as Recorded;
   const vmIds = recorded.sessions.map((s) => s.vmId).sort();
@@ -102,6 +102,24 @@ it.concurrent("refreshes, previews without changes, updates in place and destroy
       expect(new Set(owners).size).toBe(3);
       for (const owner of owners) expect(owner).toMatch(/^acct2-[0-9a-f]{16}-[0-9a-f]{16}(\+[0-9a-f]{16})*@svc-[0-9a-f]{12}$/);
       expect(new Set(owners.map((o) => String(o).split("@")[1])).size).toBe(1);
+
+      // The same sessions as the release before the salted fingerprint recorded them (a hash of the lower-cased
+      // contact): refresh recognises that record and replaces it with the current one.
+      const legacy = legacyFingerprint("developer@example.test", stack.emulator.apiBaseUrl);
+      const exported = JSON.parse(await stack.exportState());
+      for (const r of exported.deployment.resources ?? []) if (r.type === TYPE) r.outputs.owner = legacy;
+      const stateFile = path.join(stack.workDir, "previous-format-state.json");
+      fs.writeFileSync(stateFile, JSON.stringify(exported), { mode: 0o600 });
+      const imported = await stack.cli(["stack", "import", "--file", stateFile]);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(await recordedOwners(stack)).toEqual(vmIds.map(() => legacy));
+      const second = await stack.run("refresh");
+      expect(second.changes.delete ?? 0).toBe(0);
+      const refreshed = await recordedSessions(stack);
+      expect(refreshed.ids).toEqual(vmIds);
+      expect(refreshed.owners).toHaveLength(3);
+      for (const owner of refreshed.owners) expect(owner).toMatch(/^acct2-/);
+
       await stack.run("refresh", { expectNoChanges: true });
       await stack.run("preview", { config, expectNoChanges: true });
 
@@ -123,34 +141,6 @@ it.concurrent("refreshes, previews without changes, updates in place and destroy
     },
     { emulator: { apiKey: UPGRADE_API_KEY }, pathDirs: [path.join(projectDir, "node_modules", ".bin")], name: "upgrade" },
   );
-});
-
-it.concurrent("refreshes and destroys sessions recorded with the previous fingerprint format, recording the current one", async () => {
-  await withStack("sessions.js", async (stack) => {
-    const up = await stack.run("up", { config: { browsers: "chrome,firefox" } });
-    expect(Object.keys(up.outputs.vmIds as object)).toHaveLength(2);
-    const vmIds = Object.values(up.outputs.vmIds as Record<string, string>).sort();
-    // What the release before the salted fingerprint recorded: a hash of the lower-cased contact.
-    const legacy = legacyFingerprint("developer@example.test", stack.emulator.apiBaseUrl);
-    const exported = JSON.parse(await stack.exportState());
-    for (const r of exported.deployment.resources ?? []) if (r.type === TYPE) r.outputs.owner = legacy;
-    const stateFile = path.join(stack.workDir, "previous-format-state.json");
-    fs.writeFileSync(stateFile, JSON.stringify(exported), { mode: 0o600 });
-    const imported = await stack.cli(["stack", "import", "--file", stateFile]);
-    expect(imported.code, imported.stderr).toBe(0);
-    expect(await recordedOwners(stack)).toEqual(vmIds.map(() => legacy));
-
-    const first = await stack.run("refresh");
-    expect(first.changes.delete ?? 0).toBe(0);
-    const refreshed = await recordedSessions(stack);
-    expect(refreshed.ids).toEqual(vmIds);
-    expect(refreshed.owners).toHaveLength(vmIds.length);
-    for (const owner of refreshed.owners) expect(owner).toMatch(/^acct2-/);
-    await stack.run("refresh", { expectNoChanges: true });
-    await stack.run("destroy");
-    expect(await sessionIds(stack)).toEqual([]);
-    expect(active(stack)).toEqual([]);
-  });
 });
 
 it.concurrent("moves the dynamic sessions of a recorded ReviewSessions to the plugin's BrowserSession in place: same ids, same links, nothing started", async () => {
