@@ -1,5 +1,16 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { childPids, commandOf, until, withStack } from "./harness";
+
+/** The pending operations a file backend's checkpoint holds; 0 while it is missing or being written. */
+function pendingCreates(file: string): number {
+  try {
+    return (JSON.parse(fs.readFileSync(file, "utf8")).checkpoint?.latest?.pending_operations ?? []).length;
+  } catch {
+    return 0;
+  }
+}
 
 describe("the real engine runs inline programs through the project's runner", () => {
   // One stack for both: the lifecycle runs on the stack the recovery left, which is what a user goes on with.
@@ -9,6 +20,10 @@ describe("the real engine runs inline programs through the project's runner", ()
       let out = "";
       run.child.stdout!.on("data", (d) => (out += d));
       await until(() => /thing creating/.test(out) || undefined, 60_000, "the create to start");
+      // Killed once the checkpoint records the pending create (the create then waits a minute, writing
+      // nothing): a kill during a checkpoint write leaves a file backend with a torn checkpoint instead.
+      const checkpoint = path.join(stack.workDir, ".pulumi-local", "backend", ".pulumi", "stacks", "e2e", `${stack.name}.json`);
+      await until(() => pendingCreates(checkpoint) > 0 || undefined, 60_000, "the pending create in the checkpoint");
       const engine = await until(
         () => childPids(run.child.pid!).find((pid) => /\bpulumi\b.*\bup\b/.test(commandOf(pid))),
         10_000,
