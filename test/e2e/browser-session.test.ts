@@ -5,9 +5,9 @@ import { isRunning } from "../helpers/processes";
 
 const TYPE = "pulumi-nodejs:dynamic/remote-browser:BrowserSession";
 
-async function sessionsInState(stack: E2EStack): Promise<Array<{ id: string; outputs: Record<string, unknown> }>> {
-  const exported = JSON.parse(await stack.exportState());
-  return (exported.deployment.resources ?? []).filter((r: { type: string }) => r.type === TYPE);
+async function sessionsInState(stack: E2EStack, exported?: string): Promise<Array<{ id: string; outputs: Record<string, unknown> }>> {
+  const state = JSON.parse(exported ?? (await stack.exportState()));
+  return (state.deployment.resources ?? []).filter((r: { type: string }) => r.type === TYPE);
 }
 
 function running(stack: E2EStack): string[] {
@@ -17,9 +17,9 @@ function running(stack: E2EStack): string[] {
     .map((s) => s.vmId);
 }
 
-/** Nothing secret in the exported state nor in any file of the backend or PULUMI_HOME. */
-async function expectNoSecretsInState(stack: E2EStack): Promise<void> {
-  const exported = await stack.exportState();
+/** Nothing secret in the exported state (`exported`, or a new export) nor in any file of the backend or PULUMI_HOME. */
+async function expectNoSecretsInState(stack: E2EStack, exported?: string): Promise<void> {
+  exported ??= await stack.exportState();
   const files = stack.stateFilesText();
   const secrets = [stack.emulator.apiKey];
   for (const s of stack.emulator.control.sessions()) secrets.push(s.linkId);
@@ -30,7 +30,7 @@ async function expectNoSecretsInState(stack: E2EStack): Promise<void> {
 }
 
 describe.concurrent("BrowserSession under the real engine", () => {
-  it("creates, previews without changes, replaces on a url change, drops an ended session on refresh, and destroys", async () => {
+  it("creates, previews without changes, replaces on a url change, drops an ended session on refresh, imports a running session by vmId in its place, and destroys, ending it", async () => {
     await withStack("sessions.js", async (stack) => {
       const up = await stack.run("up", { config: { url: "https://example.com/a", shareLanguage: "de" } });
       const first = (up.outputs.vmIds as Record<string, string>).chrome;
@@ -39,10 +39,11 @@ describe.concurrent("BrowserSession under the real engine", () => {
       // The share link is a secret output of the stack (masked by the runner)...
       expect(up.outputs.shareUrls).toEqual({ chrome: "[secret]" });
       // ...and a secret in the state.
-      const [recorded] = await sessionsInState(stack);
+      const exported = await stack.exportState();
+      const [recorded] = await sessionsInState(stack, exported);
       expect(recorded.id).toBe(first);
       expect(recorded.outputs.shareUrl).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" });
-      await expectNoSecretsInState(stack);
+      await expectNoSecretsInState(stack, exported);
 
       await stack.run("preview", { config: { url: "https://example.com/a", shareLanguage: "de" }, expectNoChanges: true });
       await stack.run("refresh", { expectNoChanges: true });
@@ -66,15 +67,7 @@ describe.concurrent("BrowserSession under the real engine", () => {
       expect([first, second]).not.toContain(third);
       expect(running(stack)).toEqual([third]);
 
-      await stack.run("destroy");
-      expect(running(stack)).toEqual([]);
-      expect(stack.emulator.control.books().neverEnded).toBe(0);
-      await expectNoSecretsInState(stack);
-    });
-  });
-
-  it("imports a running session by vmId and ends it on destroy", async () => {
-    await withStack("sessions.js", async (stack) => {
+      // A session started outside Pulumi, imported by its vmId in place of the stack's own.
       const res = await fetch(`${stack.emulator.apiBaseUrl}/vm/create`, {
         method: "POST",
         headers: { authorization: `Bearer ${stack.emulator.apiKey}`, "content-type": "application/json" },
@@ -82,20 +75,22 @@ describe.concurrent("BrowserSession under the real engine", () => {
       });
       const { vmId } = (await res.json()) as { vmId: string };
       await until(() => stack.emulator.control.sessions().find((s) => s.vmId === vmId && s.status === "running"));
-
-      const up = await stack.run("up", { config: { browsers: "firefox", importId: vmId } });
-      expect((up.outputs.vmIds as Record<string, string>).firefox).toBe(vmId);
-      expect(stack.emulator.control.books().started).toBe(1);
-      const [recorded] = await sessionsInState(stack);
-      expect(recorded.outputs.browserName).toBe("Mozilla Firefox");
-      expect(recorded.outputs.shareUrl).toBeUndefined();
+      const imported = await stack.run("up", { config: { browsers: "firefox", importId: vmId } });
+      expect((imported.outputs.vmIds as Record<string, string>).firefox).toBe(vmId);
+      expect(running(stack)).toEqual([vmId]); // the stack's own session ended with its resource
+      expect(stack.emulator.control.books().started).toBe(4); // three by the stack, one by hand: none for the import
+      const [adopted] = await sessionsInState(stack);
+      expect(adopted.outputs.browserName).toBe("Mozilla Firefox");
+      expect(adopted.outputs.shareUrl).toBeUndefined();
 
       await stack.run("destroy");
       expect(running(stack)).toEqual([]);
+      expect(stack.emulator.control.books().neverEnded).toBe(0);
+      await expectNoSecretsInState(stack);
     });
   });
 
-  it("refuses invalid inputs and a wrong key at preview without starting a session", async () => {
+  it("refuses invalid inputs and a wrong key at preview without starting a session; ends the session and reports why when the location is required but not applied", async () => {
     await withStack("sessions.js", async (stack) => {
       const bad = await stack.run("preview", { config: { browsers: "netscape" } }).catch((e: RunFailed) => e);
       expect(bad).toBeInstanceOf(RunFailed);
@@ -107,13 +102,10 @@ describe.concurrent("BrowserSession under the real engine", () => {
       expect((key as RunFailed).stdout + (key as RunFailed).stderr).not.toContain("rb_wrong_key_000000000000");
 
       expect(stack.emulator.control.books().createCalls).toBe(0);
-    });
-  });
 
-  it("ends the session and reports why when the location is required but not applied", async () => {
-    await withStack("sessions.js", async (stack) => {
+      // Valid inputs, but a location the service cannot apply.
       stack.emulator.control.settings({ locationCapacity: { de: 0 } });
-      const failed = await stack.run("up", { config: { country: "de", requireLocation: "true" } }).catch((e: RunFailed) => e);
+      const failed = await stack.run("up", { config: { browsers: "chrome", country: "de", requireLocation: "true" } }).catch((e: RunFailed) => e);
       expect(failed).toBeInstanceOf(RunFailed);
       const text = (failed as RunFailed).stdout + (failed as RunFailed).stderr;
       const [session] = stack.emulator.control.sessions();

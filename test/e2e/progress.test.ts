@@ -61,6 +61,13 @@ function sessionsOf(events: EngineEvent[], type = TYPE) {
     });
 }
 
+/**
+ * These tests are about what an up prints while it waits; its sessions need no destroy afterwards (the
+ * harness's cleanup, a cancel and a destroy under the engine): they live in the test's own emulator, closed
+ * with its stack, and the destroy path is proven by the lifecycle tests (browser-session.test.ts).
+ */
+const KEEP = { destroy: false } as const;
+
 describe("progress on the session's own row", () => {
   it("streams status lines on each waiting session's URN during a long preparation, before its outputs", async () => {
     await withStack("progress.js", async (stack) => {
@@ -100,7 +107,7 @@ describe("progress on the session's own row", () => {
       expect(up.stdout.slice(up.stdout.lastIndexOf("Resources:"))).not.toContain("waited");
       // The URN input changes nothing.
       await stack.run("preview", { expectNoChanges: true });
-    });
+    }, KEEP);
   });
 
   it("reaches the sessions of the ReviewSessions component served by its plugin (another language's program)", async () => {
@@ -126,7 +133,7 @@ describe("progress on the session's own row", () => {
           expect(s.status.at(-1)!.message).toMatch(/^running after \d+s\s*$/);
         }
       },
-      { pathDirs: [path.join(projectDir, "node_modules", ".bin")] },
+      { pathDirs: [path.join(projectDir, "node_modules", ".bin")], ...KEEP },
     );
   });
 
@@ -166,7 +173,7 @@ describe("progress on the session's own row", () => {
         expect(up.stdout).toMatch(/top\s+creating[^\n]*queued for capacity: 1\/1 slots in use/);
         expect(up.stdout).toContain(`BrowserSession "top": the account's running limit is reached`);
       },
-      { emulator: { runningLimit: 1, prepMs: 1_000, prepJitterMs: 0 } },
+      { emulator: { runningLimit: 1, prepMs: 1_000, prepJitterMs: 0 }, ...KEEP },
     );
   });
 });

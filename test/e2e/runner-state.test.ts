@@ -50,32 +50,11 @@ function stacks(): string[] {
 }
 
 describe("the runner's stacks", () => {
-  it("refresh, destroy, rm and outputs select a stack, never create one: a wrong project or name fails, naming both", async () => {
+  // One stack for both: what its passphrase is kept as is read first, the wrong selections leave it alone,
+  // then it is put back in the earlier runner's layout, for the right selection's destroy to open.
+  it("refresh, destroy, rm and outputs select a stack, never create one: a wrong project or name fails, naming both; it keeps its passphrase out of the working folder, and opens a stack an earlier runner made with it beside the state", async () => {
     await up();
     expect(stacks()).toEqual(["review/dev"]);
-
-    const backend = `file://${path.join(workDir, ".pulumi-local", "backend")}`;
-    // Without --project (and without --program) the project is "project"; then a stack that is not there at all.
-    for (const [args, project, stack] of [[[], "project", "dev"], [["--project", "review", "--stack", "nope"], "review", "nope"]] as const) {
-      for (const action of ["destroy", "refresh", "rm", "outputs"]) {
-        const r = await run(action, ...args);
-        expect(r.code, `${action} ${args.join(" ")}: ${r.stdout}`).toBe(1);
-        expect(r.stderr).toContain(`${action}: there is no stack "${stack}" of project "${project}" in the backend ${backend}; nothing was changed`);
-        expect(r.stderr).toContain("--project");
-      }
-    }
-    expect(stacks(), "no stack was made").toEqual(["review/dev"]);
-    expect(emulator.control.books().running, "the session runs on, in its stack").toBe(1);
-
-    // The right project: destroyed and removed.
-    expect((await run("destroy", "--project", "review")).code).toBe(0);
-    expect(emulator.control.books().neverEnded).toBe(0);
-    expect((await run("rm", "--project", "review")).code).toBe(0);
-    expect(stacks()).toEqual([]);
-  });
-
-  it("keeps its passphrase out of the working folder, and opens a stack an earlier runner made with it beside the state", async () => {
-    await up();
     const stateDir = path.join(workDir, ".pulumi-local");
     const folder = passphraseFolder(env);
     const id = fs.readFileSync(path.join(stateDir, "id"), "utf8").trim();
@@ -91,10 +70,24 @@ describe("the runner's stacks", () => {
       if (!f.includes("node_modules") && fs.statSync(p).isFile()) expect(fs.readFileSync(p, "latin1").includes(passphrase), f).toBe(false);
     }
 
+    const backend = `file://${path.join(workDir, ".pulumi-local", "backend")}`;
+    // Without --project (and without --program) the project is "project"; then a stack that is not there at all.
+    for (const [args, project, stack] of [[[], "project", "dev"], [["--project", "review", "--stack", "nope"], "review", "nope"]] as const) {
+      for (const action of ["destroy", "refresh", "rm", "outputs"]) {
+        const r = await run(action, ...args);
+        expect(r.code, `${action} ${args.join(" ")}: ${r.stdout}`).toBe(1);
+        expect(r.stderr).toContain(`${action}: there is no stack "${stack}" of project "${project}" in the backend ${backend}; nothing was changed`);
+        expect(r.stderr).toContain("--project");
+      }
+    }
+    expect(stacks(), "no stack was made").toEqual(["review/dev"]);
+    expect(emulator.control.books().running, "the session runs on, in its stack").toBe(1);
+
     // The earlier layout: the passphrase in the state folder, no id, nothing in the user's folder.
     fs.writeFileSync(path.join(stateDir, "passphrase"), passphrase, { mode: 0o600 });
     fs.rmSync(path.join(stateDir, "id"));
     fs.rmSync(kept);
+    // The right project: destroyed (the earlier runner's passphrase taken over) and removed.
     const destroyed = await run("destroy", "--project", "review");
     expect(destroyed.code, destroyed.stderr).toBe(0);
     expect(emulator.control.books().neverEnded).toBe(0);
@@ -102,5 +95,6 @@ describe("the runner's stacks", () => {
     const movedTo = path.join(folder, fs.readFileSync(path.join(stateDir, "id"), "utf8").trim());
     expect(fs.readFileSync(movedTo, "utf8")).toBe(passphrase);
     expect((await run("rm", "--project", "review")).code).toBe(0);
+    expect(stacks()).toEqual([]);
   });
 });

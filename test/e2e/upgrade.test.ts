@@ -20,19 +20,22 @@ const DYNAMIC_TYPE = TYPE;
 const NATIVE_TYPE = "remote-browser:index:BrowserSession";
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, "upgrade", name), "utf8");
 
-async function sessionIds(stack: E2EStack): Promise<string[]> {
+/** The sessions of one `stack export`: their ids (sorted) and their recorded owners. */
+async function recordedSessions(stack: E2EStack): Promise<{ ids: string[]; owners: unknown[] }> {
   const exported = JSON.parse(await stack.exportState());
-  return (exported.deployment.resources ?? [])
-    .filter((r: { type: string }) => r.type === TYPE)
-    .map((r: { id: string }) => r.id)
-    .sort();
+  const sessions = (exported.deployment.resources ?? []).filter((r: { type: string }) => r.type === TYPE);
+  return {
+    ids: sessions.map((r: { id: string }) => r.id).sort(),
+    owners: sessions.map((r: { outputs: Record<string, unknown> }) => r.outputs.owner),
+  };
+}
+
+async function sessionIds(stack: E2EStack): Promise<string[]> {
+  return (await recordedSessions(stack)).ids;
 }
 
 async function recordedOwners(stack: E2EStack): Promise<unknown[]> {
-  const exported = JSON.parse(await stack.exportState());
-  return (exported.deployment.resources ?? [])
-    .filter((r: { type: string }) => r.type === TYPE)
-    .map((r: { outputs: Record<string, unknown> }) => r.outputs.owner);
+  return (await recordedSessions(stack)).owners;
 }
 
 const active = (stack: E2EStack) =>
@@ -73,7 +76,7 @@ async function importRecorded(stack: E2EStack, stateFile: string, recorded: Reco
   expect(imported.code, imported.stderr).toBe(0);
 }
 
-it.concurrent("refreshes, previews without changes, updates in place and destroys a stack recorded with release 0.1.0", async () => {
+it.concurrent("refreshes, previews without changes, updates in place and destroys a stack recorded with release 0.1.0, refreshing its sessions recorded with the previous fingerprint format into the current one", async () => {
   const { projectDir } = inject("e2e");
   const recorded = JSON.parse(fixture(UPGRADE_SESSIONS_FILE)) as Recorded;
   const vmIds = recorded.sessions.map((s) => s.vmId).sort();
@@ -92,13 +95,31 @@ it.concurrent("refreshes, previews without changes, updates in place and destroy
       // outputs); from then on refresh finds nothing to change.
       const first = await stack.run("refresh");
       expect(first.changes.delete ?? 0).toBe(0);
-      expect(await sessionIds(stack)).toEqual(vmIds);
-      const owners = await recordedOwners(stack);
+      const { ids, owners } = await recordedSessions(stack);
+      expect(ids).toEqual(vmIds);
       expect(owners).toHaveLength(3);
       // Salted per session: three records that cannot be linked to each other, of one service.
       expect(new Set(owners).size).toBe(3);
       for (const owner of owners) expect(owner).toMatch(/^acct2-[0-9a-f]{16}-[0-9a-f]{16}(\+[0-9a-f]{16})*@svc-[0-9a-f]{12}$/);
       expect(new Set(owners.map((o) => String(o).split("@")[1])).size).toBe(1);
+
+      // The same sessions as the release before the salted fingerprint recorded them (a hash of the lower-cased
+      // contact): refresh recognises that record and replaces it with the current one.
+      const legacy = legacyFingerprint("developer@example.test", stack.emulator.apiBaseUrl);
+      const exported = JSON.parse(await stack.exportState());
+      for (const r of exported.deployment.resources ?? []) if (r.type === TYPE) r.outputs.owner = legacy;
+      const stateFile = path.join(stack.workDir, "previous-format-state.json");
+      fs.writeFileSync(stateFile, JSON.stringify(exported), { mode: 0o600 });
+      const imported = await stack.cli(["stack", "import", "--file", stateFile]);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(await recordedOwners(stack)).toEqual(vmIds.map(() => legacy));
+      const second = await stack.run("refresh");
+      expect(second.changes.delete ?? 0).toBe(0);
+      const refreshed = await recordedSessions(stack);
+      expect(refreshed.ids).toEqual(vmIds);
+      expect(refreshed.owners).toHaveLength(3);
+      for (const owner of refreshed.owners) expect(owner).toMatch(/^acct2-/);
+
       await stack.run("refresh", { expectNoChanges: true });
       await stack.run("preview", { config, expectNoChanges: true });
 
@@ -122,45 +143,24 @@ it.concurrent("refreshes, previews without changes, updates in place and destroy
   );
 });
 
-it.concurrent("refreshes and destroys sessions recorded with the previous fingerprint format, recording the current one", async () => {
-  await withStack("sessions.js", async (stack) => {
-    const up = await stack.run("up", { config: { browsers: "chrome,firefox" } });
-    expect(Object.keys(up.outputs.vmIds as object)).toHaveLength(2);
-    const vmIds = Object.values(up.outputs.vmIds as Record<string, string>).sort();
-    // What the release before the salted fingerprint recorded: a hash of the lower-cased contact.
-    const legacy = legacyFingerprint("developer@example.test", stack.emulator.apiBaseUrl);
-    const exported = JSON.parse(await stack.exportState());
-    for (const r of exported.deployment.resources ?? []) if (r.type === TYPE) r.outputs.owner = legacy;
-    const stateFile = path.join(stack.workDir, "previous-format-state.json");
-    fs.writeFileSync(stateFile, JSON.stringify(exported), { mode: 0o600 });
-    const imported = await stack.cli(["stack", "import", "--file", stateFile]);
-    expect(imported.code, imported.stderr).toBe(0);
-    expect(await recordedOwners(stack)).toEqual(vmIds.map(() => legacy));
-
-    const first = await stack.run("refresh");
-    expect(first.changes.delete ?? 0).toBe(0);
-    expect(await sessionIds(stack)).toEqual(vmIds);
-    for (const owner of await recordedOwners(stack)) expect(owner).toMatch(/^acct2-/);
-    await stack.run("refresh", { expectNoChanges: true });
-    await stack.run("destroy");
-    expect(await sessionIds(stack)).toEqual([]);
-    expect(active(stack)).toEqual([]);
-  });
-});
-
 it.concurrent("moves the dynamic sessions of a recorded ReviewSessions to the plugin's BrowserSession in place: same ids, same links, nothing started", async () => {
   const { projectDir } = inject("e2e");
   const recorded = JSON.parse(fixture(REVIEW_SESSIONS_FILE)) as Recorded;
   const vmIds = recorded.sessions.map((s) => s.vmId).sort();
   expect(vmIds).toHaveLength(2);
-  const children = async (stack: E2EStack) => {
-    const exported = JSON.parse(await stack.exportState());
+  const children = async (stack: E2EStack, text?: string) => {
+    const exported = JSON.parse(text ?? (await stack.exportState()));
     return (exported.deployment.resources ?? [])
       .filter((r: { parent?: string; type: string }) => r.parent?.endsWith("::review") && r.type !== "remote-browser:index:ReviewSessions")
       .map((r: { type: string; id: string }) => ({ type: r.type, id: r.id }))
       .sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id));
   };
-  const links = async (stack: E2EStack) => (await stack.run("outputs", { extraArgs: ["--show-secrets"] })).outputs.shareUrls;
+  // The share links as the CLI shows them (the runner's outputs are the CLI's: browser-session.test.ts).
+  const links = async (stack: E2EStack) => {
+    const shown = await stack.cli(["stack", "output", "shareUrls", "--json", "--show-secrets"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    return JSON.parse(shown.stdout) as unknown;
+  };
 
   await withStack(
     "upgrade-review.js",
@@ -168,8 +168,9 @@ it.concurrent("moves the dynamic sessions of a recorded ReviewSessions to the pl
       await importRecorded(stack, REVIEW_STATE_FILE, recorded);
       expect(active(stack)).toEqual(vmIds);
       // Each session's recorded owner names this service: refresh and delete check it.
-      expect(await stack.exportState()).toContain(`@${servicePart(stack.emulator.apiBaseUrl)}`);
-      expect(await children(stack)).toEqual(vmIds.map((id) => ({ type: DYNAMIC_TYPE, id })));
+      const recordedState = await stack.exportState();
+      expect(recordedState).toContain(`@${servicePart(stack.emulator.apiBaseUrl)}`);
+      expect(await children(stack, recordedState)).toEqual(vmIds.map((id) => ({ type: DYNAMIC_TYPE, id })));
       const recordedLinks = await links(stack);
       expect(Object.keys(recordedLinks as object).sort()).toEqual(["chrome", "firefox"]);
 
@@ -201,11 +202,11 @@ it.concurrent("moves the dynamic sessions of a recorded ReviewSessions to the pl
       expect(updated.changes.create ?? 0).toBe(0);
       expect(updated.changes.replace ?? 0).toBe(0);
       expect(updated.changes.delete ?? 0).toBe(0);
-      expect(await children(stack)).toEqual(vmIds.map((id) => ({ type: NATIVE_TYPE, id })));
       expect(await links(stack)).toEqual(recordedLinks);
       await stack.run("preview", { config: { readyTimeoutSeconds: "240" }, expectNoChanges: true });
 
-      const exported = await stack.exportState();
+      const exported = await stack.exportState(); // a preview writes no state: the update's
+      expect(await children(stack, exported)).toEqual(vmIds.map((id) => ({ type: NATIVE_TYPE, id })));
       for (const secret of [stack.emulator.apiKey, UPGRADE_API_KEY, ...recorded.sessions.map((s) => s.linkId)]) {
         expect(exported.includes(secret as string), "a secret appears in stack export").toBe(false);
         expect(stack.stateFilesText().includes(secret as string), "a secret appears in the state files").toBe(false);
