@@ -1,7 +1,9 @@
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { LOGO_FILE } from "../../plugin/packageMetadata";
+import { cacheRoot } from "../../release/cache";
 import { run } from "../../release/run";
 import { writeSdks } from "../../release/sdks";
 import { engineEnvironment } from "../../runner/environment";
@@ -35,12 +37,103 @@ beforeAll(async () => {
   schema = JSON.parse(fs.readFileSync(schemaFile, "utf8"));
   out = path.join(base, "release");
   // The generators' first build, on cold Go caches, is most of this (see component.test.ts).
-  written = await writeSdks({ schemaFile, version: schema.version, pluginDownloadURL: schema.pluginDownloadURL, out });
+  const made = await sdksOf(schemaFile);
+  fs.cpSync(made, out, { recursive: true });
+  written = (JSON.parse(fs.readFileSync(path.join(made, WRITTEN), "utf8")) as string[]).map((f) => path.join(out, f));
+  fs.rmSync(path.join(out, WRITTEN));
 }, 1_200_000);
+
+/** What writeSdks reads besides the schema: its own code and generators, their module pins, the build tools' pins, the files it packs. */
+const SDK_INPUTS = ["release", "engine/go.mod", "engine/go.sum", "scripts/python-venv.sh", "package.json", "package-lock.json", "README.md", "LICENSE", LOGO_FILE, "plugin/packageMetadata.ts", "plugin/identity.ts"];
+/** The list of what writeSdks returned, kept in the cached folder (relative to it). */
+const WRITTEN = ".written.json";
+
+/**
+ * The SDKs writeSdks makes of `schemaFile`, made once per change of the schema or of writeSdks' inputs and
+ * kept in the cache (as release-build.ts keeps the release): its compilation of the Node.js SDK, the Python
+ * build and the generators' runs were a good part of this file's CPU, and made the same files every run.
+ */
+async function sdksOf(schemaFile: string): Promise<string> {
+  const hash = crypto.createHash("sha256").update(fs.readFileSync(schemaFile)).update(`\0${process.version}\0`);
+  const add = (rel: string) => {
+    const file = path.join(root, rel);
+    if (!fs.existsSync(file)) return;
+    if (fs.statSync(file).isDirectory()) {
+      for (const entry of fs.readdirSync(file).sort()) add(path.join(rel, entry));
+    } else {
+      hash.update(`${rel}\0`).update(fs.readFileSync(file)).update("\0");
+    }
+  };
+  SDK_INPUTS.forEach(add);
+  const dir = path.join(cacheRoot(), "e2e-sdks", hash.digest("hex").slice(0, 16));
+  if (fs.existsSync(path.join(dir, WRITTEN))) return dir;
+  const next = `${dir}.${process.pid}`;
+  fs.rmSync(next, { recursive: true, force: true });
+  const made = await writeSdks({ schemaFile, version: schema.version, pluginDownloadURL: schema.pluginDownloadURL, out: next });
+  fs.writeFileSync(path.join(next, WRITTEN), JSON.stringify(made.map((f) => path.relative(next, f))));
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.renameSync(next, dir);
+  return dir;
+}
 
 afterAll(() => {
   if (base) fs.rmSync(base, { recursive: true, force: true });
 });
+
+/**
+ * A fresh virtualenv into which pip installed `wheel` (and what it requires), kept in the cache by the hash of
+ * the wheel and the interpreter: the cached SDK's wheel is the same file while the SDK is, and making the
+ * virtualenv and resolving the wheel's dependencies were a good part of the Python test's CPU. Made under a
+ * name of this process and renamed when complete; only its `bin/python` is used (pip's scripts name the
+ * folder they were made in).
+ */
+async function wheelVenv(wheel: string): Promise<string> {
+  const interpreter = await run("python3", ["-c", "import sys; print(sys.version)"]);
+  const key = crypto.createHash("sha256").update(`${interpreter}\0`).update(fs.readFileSync(wheel)).digest("hex").slice(0, 16);
+  const dir = path.join(cacheRoot(), "e2e-wheel-venv", key);
+  if (fs.existsSync(path.join(dir, ".complete"))) return dir;
+  const next = `${dir}.${process.pid}`;
+  fs.rmSync(next, { recursive: true, force: true });
+  fs.mkdirSync(path.dirname(next), { recursive: true });
+  await run("python3", ["-m", "venv", next]);
+  await run(path.join(next, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", wheel]);
+  fs.writeFileSync(path.join(next, ".complete"), "");
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.renameSync(next, dir);
+  return dir;
+}
+
+/** What the Java test's two Maven compiles gave: the first one's errors, and the classes of the second. */
+interface JavaCompiled {
+  failed: string;
+  classes: string[];
+}
+
+/**
+ * The Java test's compiles, kept in the cache by the hash of everything they read: the sources and pom in
+ * `dir` (the cached SDK's, so the same while the SDK is), the registry page's example, and Maven's and the
+ * JDK's versions (`mvn -v`). Two Maven runs on a JVM each were a good part of this file's CPU, and gave the
+ * same result for the same inputs every run. Only a run whose result was complete is kept.
+ */
+async function javaCompiled(dir: string, example: string, maven: string, compile: () => Promise<JavaCompiled>): Promise<JavaCompiled> {
+  const hash = crypto.createHash("sha256").update(`${maven}\0${example}\0`);
+  const add = (rel: string) => {
+    const file = path.join(dir, rel);
+    if (fs.statSync(file).isDirectory()) {
+      for (const entry of fs.readdirSync(file).sort()) add(path.join(rel, entry));
+    } else {
+      hash.update(`${rel}\0`).update(fs.readFileSync(file)).update("\0");
+    }
+  };
+  add(".");
+  const file = path.join(cacheRoot(), "e2e-java", `${hash.digest("hex").slice(0, 16)}.json`);
+  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, "utf8")) as JavaCompiled;
+  const result = await compile();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(`${file}.${process.pid}`, JSON.stringify(result));
+  fs.renameSync(`${file}.${process.pid}`, file);
+  return result;
+}
 
 const read = (dir: string, file: string) => fs.readFileSync(path.join(dir, file), "utf8");
 /** The example of `language` on the registry's overview page (docs/_index.md), which the tests compile. */
@@ -187,9 +280,7 @@ func main() {
     expect(read(pkg, "get_usage.py")).toMatch(/def pools\(self\) -> Sequence\['outputs\.UsagePool'\]/);
     const sdist = await run("tar", ["-tzf", path.join(out, "python", `pulumi_remote_browser-${schema.version}.tar.gz`)]);
     expect(sdist).toContain(`pulumi_remote_browser-${schema.version}/pulumi_remote_browser/pulumi-plugin.json`);
-    const venv = path.join(base, "python-venv");
-    await run("python3", ["-m", "venv", venv]);
-    await run(path.join(venv, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", wheel]);
+    const venv = await wheelVenv(wheel);
     const shown = await run(path.join(venv, "bin", "python"), [
       "-c",
       "import pulumi_remote_browser as rb, importlib.metadata as m; print(m.version('pulumi-remote-browser'), rb.BrowserSession.__name__, rb.ApiVersion.V7.value, rb.Egress.RESIDENTIAL.value)",
@@ -270,32 +361,40 @@ ${deps.map((d) => `    <dependency><groupId>${d.group}</groupId><artifactId>${d.
     );
     // Maven and a JDK come from Debian's packages when missing (as root; scripts/apt-install.sh), as the
     // PostgreSQL server and python3-venv do: the README's test command installs what it needs.
-    await run("mvn", ["-v"])
-      .catch(() => (process.getuid?.() === 0 ? run("bash", [path.join(root, "scripts", "apt-install.sh"), "maven", "default-jdk-headless"]) : ""))
-      .then(() => run("mvn", ["-v"]))
+    const maven = await run("mvn", ["-v"])
+      .catch(async () => {
+        if (process.getuid?.() === 0) await run("bash", [path.join(root, "scripts", "apt-install.sh"), "maven", "default-jdk-headless"]);
+        return run("mvn", ["-v"]);
+      })
       .catch((e: Error) => {
         throw new Error(`Maven (mvn) with a JDK >= ${release} compiles the generated Java SDK: install them (Debian: apt-get install -y maven default-jdk-headless). ${e.message}`);
       });
-    const mvn = () => run("mvn", ["-B", "-q", "compile"], { cwd: dir });
-    // ReviewSessions does not compile: its secret output becomes additionalSecretOutputs on
-    // ComponentResourceOptions, which the Java SDK does not have. Every error is that one.
-    const failed = await mvn().then(
-      () => "",
-      (e: Error) => e.message,
-    );
-    const errors = [...failed.matchAll(/^\[ERROR\] (\/\S+\.java):\[\d+,\d+\] (.*)$/gm)].map((m) => `${path.basename(m[1]!)}: ${m[2]}`);
+    const example = docsExample("java");
+    const compiled = await javaCompiled(dir, example, maven, async () => {
+      const mvn = () => run("mvn", ["-B", "-q", "compile"], { cwd: dir });
+      // ReviewSessions does not compile: its secret output becomes additionalSecretOutputs on
+      // ComponentResourceOptions, which the Java SDK does not have.
+      const failed = await mvn().then(
+        () => "",
+        (e: Error) => e.message,
+      );
+      // Everything else compiles.
+      fs.rmSync(path.join(src, "ReviewSessions.java"));
+      // With the registry page's example beside it.
+      const app = path.join(dir, "src", "main", "java", "myproject");
+      fs.mkdirSync(app, { recursive: true });
+      fs.writeFileSync(path.join(app, "App.java"), example);
+      await mvn();
+      const classes = path.join(dir, "target", "classes");
+      return { failed, classes: (fs.readdirSync(classes, { recursive: true }) as string[]).filter((f) => f.endsWith(".class")).sort() };
+    });
+    // Every error of the first compile is that one.
+    const errors = [...compiled.failed.matchAll(/^\[ERROR\] (\/\S+\.java):\[\d+,\d+\] (.*)$/gm)].map((m) => `${path.basename(m[1]!)}: ${m[2]}`);
     expect([...new Set(errors)]).toEqual(["ReviewSessions.java: cannot find symbol"]);
-    expect(failed).toMatch(/symbol: +method additionalSecretOutputs\(java\.util\.List<java\.lang\.String>\)\s+location: class com\.pulumi\.resources\.ComponentResourceOptions\.Builder/);
-    // Everything else compiles.
-    fs.rmSync(path.join(src, "ReviewSessions.java"));
-    // With the registry page's example beside it.
-    const app = path.join(dir, "src", "main", "java", "myproject");
-    fs.mkdirSync(app, { recursive: true });
-    fs.writeFileSync(path.join(app, "App.java"), docsExample("java"));
-    await mvn();
+    expect(compiled.failed).toMatch(/symbol: +method additionalSecretOutputs\(java\.util\.List<java\.lang\.String>\)\s+location: class com\.pulumi\.resources\.ComponentResourceOptions\.Builder/);
     for (const cls of ["BrowserSession", "Provider", "RemotebrowserFunctions", "ReviewSessionsArgs"]) {
-      expect(fs.existsSync(path.join(dir, "target", "classes", "io", "github", "remotebrowser", "remotebrowser", `${cls}.class`)), cls).toBe(true);
+      expect(compiled.classes, cls).toContain(path.join("io", "github", "remotebrowser", "remotebrowser", `${cls}.class`));
     }
-    expect(fs.existsSync(path.join(dir, "target", "classes", "myproject", "App.class"))).toBe(true);
+    expect(compiled.classes).toContain(path.join("myproject", "App.class"));
   }, 300_000);
 });
