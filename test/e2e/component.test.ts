@@ -84,7 +84,10 @@ async function installedSdk(venv: string, sdk: string): Promise<string> {
   if (fs.existsSync(path.join(site, ".complete"))) return site;
   const next = `${site}.${process.pid}`;
   fs.rmSync(next, { recursive: true, force: true });
-  await run(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", next, sdk]);
+  await run(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", next, sdk]).catch((e: unknown) => {
+    fs.rmSync(next, { recursive: true, force: true });
+    throw e;
+  });
   fs.writeFileSync(path.join(next, ".complete"), "");
   fs.rmSync(site, { recursive: true, force: true });
   fs.renameSync(next, site);

@@ -69,7 +69,10 @@ async function sdksOf(schemaFile: string): Promise<string> {
   if (fs.existsSync(path.join(dir, WRITTEN))) return dir;
   const next = `${dir}.${process.pid}`;
   fs.rmSync(next, { recursive: true, force: true });
-  const made = await writeSdks({ schemaFile, version: schema.version, pluginDownloadURL: schema.pluginDownloadURL, out: next });
+  const made = await writeSdks({ schemaFile, version: schema.version, pluginDownloadURL: schema.pluginDownloadURL, out: next }).catch((e: unknown) => {
+    fs.rmSync(next, { recursive: true, force: true });
+    throw e;
+  });
   fs.writeFileSync(path.join(next, WRITTEN), JSON.stringify(made.map((f) => path.relative(next, f))));
   fs.rmSync(dir, { recursive: true, force: true });
   fs.renameSync(next, dir);
@@ -95,8 +98,13 @@ async function wheelVenv(wheel: string): Promise<string> {
   const next = `${dir}.${process.pid}`;
   fs.rmSync(next, { recursive: true, force: true });
   fs.mkdirSync(path.dirname(next), { recursive: true });
-  await run("python3", ["-m", "venv", next]);
-  await run(path.join(next, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", wheel]);
+  try {
+    await run("python3", ["-m", "venv", next]);
+    await run(path.join(next, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", wheel]);
+  } catch (e) {
+    fs.rmSync(next, { recursive: true, force: true });
+    throw e;
+  }
   fs.writeFileSync(path.join(next, ".complete"), "");
   fs.rmSync(dir, { recursive: true, force: true });
   fs.renameSync(next, dir);
