@@ -1,4 +1,3 @@
-import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -7,11 +6,11 @@ import { deriveSchema } from "../../plugin/deriveSchema";
 import type { PackageSchema } from "../../plugin/packageSchema";
 import { withNativeSchema } from "../../plugin/servedSchema";
 import { startEmulator } from "../../emulator";
-import { cacheRoot } from "../../release/cache";
 import { run } from "../../release/run";
 import { sdkgen } from "../../release/sdkgen";
 import { engineEnvironment } from "../../runner/environment";
 import { RunFailed, withStack } from "./harness";
+import { cacheRoot, cachedFolder, filesOf, keyOf } from "../helpers/input-cache";
 import { accountBooks, newAccount } from "./plain-cli";
 
 /**
@@ -70,28 +69,11 @@ function servedSchema(): Promise<string> {
  * install (a setuptools build) was a good part of the Python test's CPU. Returns the folder.
  */
 async function installedSdk(venv: string, sdk: string): Promise<string> {
-  const hash = crypto.createHash("sha256").update(`${fs.realpathSync(path.join(venv, "bin", "python"))}\0`);
-  const add = (rel: string) => {
-    const file = path.join(sdk, rel);
-    if (fs.statSync(file).isDirectory()) {
-      for (const entry of fs.readdirSync(file).sort()) add(path.join(rel, entry));
-    } else {
-      hash.update(`${rel}\0`).update(fs.readFileSync(file)).update("\0");
-    }
-  };
-  add(".");
-  const site = path.join(cacheRoot(), "e2e-python-sdk", hash.digest("hex").slice(0, 16));
-  if (fs.existsSync(path.join(site, ".complete"))) return site;
-  const next = `${site}.${process.pid}`;
-  fs.rmSync(next, { recursive: true, force: true });
-  await run(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", next, sdk]).catch((e: unknown) => {
-    fs.rmSync(next, { recursive: true, force: true });
-    throw e;
+  const key = keyOf(fs.realpathSync(path.join(venv, "bin", "python")), ...filesOf(sdk, ["."]));
+  const { dir } = await cachedFolder(cacheRoot("e2e-python-sdk"), key, async (tmp) => {
+    await run(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", tmp, sdk]);
   });
-  fs.writeFileSync(path.join(next, ".complete"), "");
-  fs.rmSync(site, { recursive: true, force: true });
-  fs.renameSync(next, site);
-  return site;
+  return dir;
 }
 
 describe.concurrent("the remote-browser component plugin under the engine", () => {

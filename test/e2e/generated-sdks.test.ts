@@ -1,13 +1,12 @@
-import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { LOGO_FILE } from "../../plugin/packageMetadata";
-import { cacheRoot } from "../../release/cache";
 import { run } from "../../release/run";
 import { writeSdks } from "../../release/sdks";
 import { engineEnvironment } from "../../runner/environment";
 import { NATIVE, typescriptSnippets } from "../docs/markdown";
+import { cacheRoot, cachedFolder, filesOf, keyOf } from "../helpers/input-cache";
 
 /**
  * The SDKs of a release (release/sdks.ts, what `npm run release` writes), from the schema the installed
@@ -40,7 +39,7 @@ beforeAll(async () => {
   const made = await sdksOf(schemaFile);
   fs.cpSync(made, out, { recursive: true });
   written = (JSON.parse(fs.readFileSync(path.join(made, WRITTEN), "utf8")) as string[]).map((f) => path.join(out, f));
-  fs.rmSync(path.join(out, WRITTEN));
+  for (const mark of [WRITTEN, ".complete"]) fs.rmSync(path.join(out, mark));
 }, 1_200_000);
 
 /** What writeSdks reads besides the schema: its own code and generators, their module pins, the build tools' pins, the files it packs. */
@@ -54,28 +53,11 @@ const WRITTEN = ".written.json";
  * build and the generators' runs were a good part of this file's CPU, and made the same files every run.
  */
 async function sdksOf(schemaFile: string): Promise<string> {
-  const hash = crypto.createHash("sha256").update(fs.readFileSync(schemaFile)).update(`\0${process.version}\0`);
-  const add = (rel: string) => {
-    const file = path.join(root, rel);
-    if (!fs.existsSync(file)) return;
-    if (fs.statSync(file).isDirectory()) {
-      for (const entry of fs.readdirSync(file).sort()) add(path.join(rel, entry));
-    } else {
-      hash.update(`${rel}\0`).update(fs.readFileSync(file)).update("\0");
-    }
-  };
-  SDK_INPUTS.forEach(add);
-  const dir = path.join(cacheRoot(), "e2e-sdks", hash.digest("hex").slice(0, 16));
-  if (fs.existsSync(path.join(dir, WRITTEN))) return dir;
-  const next = `${dir}.${process.pid}`;
-  fs.rmSync(next, { recursive: true, force: true });
-  const made = await writeSdks({ schemaFile, version: schema.version, pluginDownloadURL: schema.pluginDownloadURL, out: next }).catch((e: unknown) => {
-    fs.rmSync(next, { recursive: true, force: true });
-    throw e;
+  const key = keyOf(fs.readFileSync(schemaFile), process.version, ...filesOf(root, SDK_INPUTS));
+  const { dir } = await cachedFolder(cacheRoot("e2e-sdks"), key, async (tmp) => {
+    const made = await writeSdks({ schemaFile, version: schema.version, pluginDownloadURL: schema.pluginDownloadURL, out: tmp });
+    fs.writeFileSync(path.join(tmp, WRITTEN), JSON.stringify(made.map((f) => path.relative(tmp, f))));
   });
-  fs.writeFileSync(path.join(next, WRITTEN), JSON.stringify(made.map((f) => path.relative(next, f))));
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.renameSync(next, dir);
   return dir;
 }
 
@@ -87,27 +69,15 @@ afterAll(() => {
  * A fresh virtualenv into which pip installed `wheel` (and what it requires), kept in the cache by the hash of
  * the wheel and the interpreter: the cached SDK's wheel is the same file while the SDK is, and making the
  * virtualenv and resolving the wheel's dependencies were a good part of the Python test's CPU. Made under a
- * name of this process and renamed when complete; only its `bin/python` is used (pip's scripts name the
- * folder they were made in).
+ * folder of its own and renamed when complete (test/helpers/input-cache.ts); only its `bin/python` is used
+ * (pip's scripts name the folder they were made in).
  */
 async function wheelVenv(wheel: string): Promise<string> {
   const interpreter = await run("python3", ["-c", "import sys; print(sys.version)"]);
-  const key = crypto.createHash("sha256").update(`${interpreter}\0`).update(fs.readFileSync(wheel)).digest("hex").slice(0, 16);
-  const dir = path.join(cacheRoot(), "e2e-wheel-venv", key);
-  if (fs.existsSync(path.join(dir, ".complete"))) return dir;
-  const next = `${dir}.${process.pid}`;
-  fs.rmSync(next, { recursive: true, force: true });
-  fs.mkdirSync(path.dirname(next), { recursive: true });
-  try {
-    await run("python3", ["-m", "venv", next]);
-    await run(path.join(next, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", wheel]);
-  } catch (e) {
-    fs.rmSync(next, { recursive: true, force: true });
-    throw e;
-  }
-  fs.writeFileSync(path.join(next, ".complete"), "");
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.renameSync(next, dir);
+  const { dir } = await cachedFolder(cacheRoot("e2e-wheel-venv"), keyOf(interpreter, fs.readFileSync(wheel)), async (tmp) => {
+    await run("python3", ["-m", "venv", tmp]);
+    await run(path.join(tmp, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", wheel]);
+  });
   return dir;
 }
 
@@ -124,23 +94,11 @@ interface JavaCompiled {
  * same result for the same inputs every run. Only a run whose result was complete is kept.
  */
 async function javaCompiled(dir: string, example: string, maven: string, compile: () => Promise<JavaCompiled>): Promise<JavaCompiled> {
-  const hash = crypto.createHash("sha256").update(`${maven}\0${example}\0`);
-  const add = (rel: string) => {
-    const file = path.join(dir, rel);
-    if (fs.statSync(file).isDirectory()) {
-      for (const entry of fs.readdirSync(file).sort()) add(path.join(rel, entry));
-    } else {
-      hash.update(`${rel}\0`).update(fs.readFileSync(file)).update("\0");
-    }
-  };
-  add(".");
-  const file = path.join(cacheRoot(), "e2e-java", `${hash.digest("hex").slice(0, 16)}.json`);
-  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, "utf8")) as JavaCompiled;
-  const result = await compile();
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(`${file}.${process.pid}`, JSON.stringify(result));
-  fs.renameSync(`${file}.${process.pid}`, file);
-  return result;
+  const key = keyOf(maven, example, ...filesOf(dir, ["."]));
+  const { dir: entry } = await cachedFolder(cacheRoot("e2e-java"), key, async (tmp) => {
+    fs.writeFileSync(path.join(tmp, "compiled.json"), JSON.stringify(await compile()));
+  });
+  return JSON.parse(fs.readFileSync(path.join(entry, "compiled.json"), "utf8")) as JavaCompiled;
 }
 
 const read = (dir: string, file: string) => fs.readFileSync(path.join(dir, file), "utf8");
