@@ -139,17 +139,9 @@ describe.concurrent("the release's SDKs", () => {
     expect(read(dir, "getUsage.d.ts")).toMatch(/readonly pools: outputs\.UsagePool\[\]/);
 
     // A user's project: npm installs the tarball beside the Pulumi SDK the repository develops with.
-    const project = path.join(base, "nodejs-project");
-    fs.mkdirSync(project);
     const pulumiVersion = JSON.parse(read(path.join(root, "node_modules", "@pulumi", "pulumi"), "package.json")).version;
-    fs.writeFileSync(
-      path.join(project, "package.json"),
-      JSON.stringify({ name: "user-project", private: true, dependencies: { "@pulumi/pulumi": pulumiVersion, "@remote-browser/pulumi": `file:${tarball}` } }),
-    );
-    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], { cwd: project });
-    fs.writeFileSync(
-      path.join(project, "index.ts"),
-      `import * as pulumi from "@pulumi/pulumi";
+    const sources: Record<string, string> = {
+      "index.ts": `import * as pulumi from "@pulumi/pulumi";
 import * as rb from "@remote-browser/pulumi";
 const account = new rb.Provider("account", { apiKey: pulumi.secret("k"), apiVersion: rb.ApiVersion.V8 });
 const session = new rb.BrowserSession("s", { browser: "chrome", egress: rb.Egress.Residential }, { provider: account });
@@ -157,24 +149,31 @@ export const link: pulumi.Output<string | undefined> = session.shareUrl;
 export const vm: pulumi.Output<string> = session.vmId;
 export const images = rb.getImagesOutput().images.apply((i) => i.map((x) => x.id));
 `,
-    );
+    };
     // Every TypeScript example of the user's pages that imports this SDK compiles too (the overview's
     // among them); those of the dynamic package are compiled and run by test/docs/snippets.test.ts.
     const examples = typescriptSnippets().filter((s) => s.code.includes(`from "${NATIVE}"`));
     expect(examples.map((s) => s.where)).toEqual(expect.arrayContaining([expect.stringMatching(/^docs\/_index\.md:/)]));
     expect(examples.some((s) => s.code === docsExample("typescript"))).toBe(true);
-    const exampleFiles = examples.map((s, i) => {
-      fs.writeFileSync(path.join(project, `docs-example-${i}.ts`), `// ${s.where}\n${s.code}`);
-      return `docs-example-${i}.ts`;
+    examples.forEach((s, i) => (sources[`docs-example-${i}.ts`] = `// ${s.where}\n${s.code}`));
+    sources["tsconfig.json"] = JSON.stringify({
+      compilerOptions: { strict: true, target: "ES2020", module: "commonjs", moduleResolution: "node", esModuleInterop: true, outDir: "bin", types: [] },
+      files: Object.keys(sources),
     });
-    fs.writeFileSync(
-      path.join(project, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: { strict: true, target: "ES2020", module: "commonjs", moduleResolution: "node", esModuleInterop: true, outDir: "bin", types: [] },
-        files: ["index.ts", ...exampleFiles],
-      }),
-    );
-    await run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(project, "tsconfig.json")], { cwd: project });
+    // Installed and compiled once per change of what they read (the tarball, the versions, the sources), kept
+    // in the cache (test/helpers/input-cache.ts): npm's install and the compilation against @pulumi/pulumi's
+    // types were a good part of this file's CPU, and gave the same project every run.
+    const typescript = JSON.parse(read(path.join(root, "node_modules", "typescript"), "package.json")).version;
+    const key = keyOf(fs.readFileSync(tarball), pulumiVersion, typescript, process.version, ...Object.entries(sources).flat());
+    const { dir: project } = await cachedFolder(cacheRoot("e2e-nodejs-project"), key, async (tmp) => {
+      fs.writeFileSync(
+        path.join(tmp, "package.json"),
+        JSON.stringify({ name: "user-project", private: true, dependencies: { "@pulumi/pulumi": pulumiVersion, "@remote-browser/pulumi": `file:${tarball}` } }),
+      );
+      await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], { cwd: tmp });
+      for (const [name, text] of Object.entries(sources)) fs.writeFileSync(path.join(tmp, name), text);
+      await run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(tmp, "tsconfig.json")], { cwd: tmp });
+    });
     expect(read(path.join(project, "bin"), "index.js")).toContain("@remote-browser/pulumi");
   }, 300_000);
 
