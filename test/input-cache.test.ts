@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cachedFolder, keyOf } from "./helpers/input-cache";
+import { cachedFolder, filesOf, keyOf } from "./helpers/input-cache";
 
 /** The cache of test inputs kept between runs (test/helpers/input-cache.ts): never stale, never half-built. */
 const dirs: string[] = [];
@@ -59,5 +59,26 @@ describe("cachedFolder", () => {
     await cachedFolder(root, "new", () => undefined);
     // In use: new; the three last used: new, recent, old3; old1 and old2 are old and beyond them.
     expect(fs.readdirSync(root).sort()).toEqual(["new", "old3", "recent"]);
+  });
+});
+
+describe("filesOf", () => {
+  it("keys a folder by its files' paths and contents: a changed, renamed or added file is another key; a missing input is left out", () => {
+    const root = tmp();
+    fs.mkdirSync(path.join(root, "sdk", "pkg"), { recursive: true });
+    fs.writeFileSync(path.join(root, "sdk", "pkg", "a.py"), "one");
+    fs.writeFileSync(path.join(root, "sdk", "setup.py"), "setup()");
+    const key = () => keyOf(...filesOf(root, ["sdk", "missing.txt"]));
+    const first = key();
+    expect(key(), "the same files, the same key").toBe(first);
+    fs.writeFileSync(path.join(root, "sdk", "pkg", "a.py"), "two");
+    const changed = key();
+    expect(changed).not.toBe(first);
+    fs.renameSync(path.join(root, "sdk", "pkg", "a.py"), path.join(root, "sdk", "pkg", "b.py"));
+    const renamed = key();
+    expect(renamed).not.toBe(changed);
+    fs.writeFileSync(path.join(root, "sdk", "extra"), "");
+    expect(key()).not.toBe(renamed);
+    expect(filesOf(root, ["missing.txt"])).toEqual([]);
   });
 });

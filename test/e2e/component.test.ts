@@ -10,6 +10,7 @@ import { run } from "../../release/run";
 import { sdkgen } from "../../release/sdkgen";
 import { engineEnvironment } from "../../runner/environment";
 import { RunFailed, withStack } from "./harness";
+import { cacheRoot, cachedFolder, filesOf, keyOf } from "../helpers/input-cache";
 import { accountBooks, newAccount } from "./plain-cli";
 
 /**
@@ -45,25 +46,46 @@ function comparable(schema: PackageSchema): unknown {
   return strip({ name, version, description, resources, types });
 }
 
-describe.concurrent("the remote-browser component plugin under the engine", () => {
-  it("pulumi package get-schema of the installed plugin prints the schema derived from the TypeScript sources and the field tables", async () => {
+let schemaText: Promise<string> | undefined;
+/** `pulumi package get-schema` of the installed plugin, as the CLI prints it: asked once for the file's tests. */
+function servedSchema(): Promise<string> {
+  schemaText ??= (async () => {
     const { projectDir, pulumiBin } = inject("e2e");
     const plugin = path.join(pluginDir(), "pulumi-resource-remote-browser");
     const workDir = fs.mkdtempSync(path.join(projectDir, "get-schema-"));
     try {
       const env = { ...process.env, ...engineEnvironment({ pulumiBin, stateDir: workDir, workDir }) };
-      const printed = await run(pulumiBin, ["package", "get-schema", plugin], { cwd: workDir, env });
-      const served = JSON.parse(printed) as PackageSchema;
-      const derived = await deriveSchema(root);
-      expect(comparable(served)).toEqual(comparable(withNativeSchema(derived)));
-      // Not vacuous: the schema has the component, its secret output and its version.
-      expect(served.name).toBe("remote-browser");
-      expect(served.version).toBe(JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version);
-      expect(served.resources[TYPE].properties.shareUrls.secret).toBe(true);
-      expect(served.resources[TYPE].requiredInputs).toEqual(["browsers", "url"]);
+      return await run(pulumiBin, ["package", "get-schema", plugin], { cwd: workDir, env });
     } finally {
       fs.rmSync(workDir, { recursive: true, force: true });
     }
+  })();
+  return schemaText;
+}
+
+/**
+ * The generated Python SDK in `sdk` installed by pip (`--target`) into a folder kept in the cache by the
+ * hash of the SDK's files and the interpreter of `venv`: the same sources install to the same files, and the
+ * install (a setuptools build) was a good part of the Python test's CPU. Returns the folder.
+ */
+async function installedSdk(venv: string, sdk: string): Promise<string> {
+  const key = keyOf(fs.realpathSync(path.join(venv, "bin", "python")), ...filesOf(sdk, ["."]));
+  const { dir } = await cachedFolder(cacheRoot("e2e-python-sdk"), key, async (tmp) => {
+    await run(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", tmp, sdk]);
+  });
+  return dir;
+}
+
+describe.concurrent("the remote-browser component plugin under the engine", () => {
+  it("pulumi package get-schema of the installed plugin prints the schema derived from the TypeScript sources and the field tables", async () => {
+    const served = JSON.parse(await servedSchema()) as PackageSchema;
+    const derived = await deriveSchema(root);
+    expect(comparable(served)).toEqual(comparable(withNativeSchema(derived)));
+    // Not vacuous: the schema has the component, its secret output and its version.
+    expect(served.name).toBe("remote-browser");
+    expect(served.version).toBe(JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version);
+    expect(served.resources[TYPE].properties.shareUrls.secret).toBe(true);
+    expect(served.resources[TYPE].requiredInputs).toEqual(["browsers", "url"]);
   });
 
   it("up starts one session per browser, keeps the links secret, previews no change, and destroy ends them", async () => {
@@ -235,19 +257,17 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
     try {
       // The SDK from the schema the installed plugin serves, into a virtualenv with the Python SDK.
       const schemaFile = path.join(base, "schema.json");
-      fs.writeFileSync(schemaFile, await run(pulumiBin, ["package", "get-schema", path.join(dir, "pulumi-resource-remote-browser")], { cwd: workDir, env }));
+      fs.writeFileSync(schemaFile, await servedSchema());
       await run(generator, [schemaFile, path.join(base, "sdk"), "python"]);
       // The SDK's dependencies (its setup.py's install_requires, the pulumi pin aside) and its build tools in
-      // the cached virtualenv; the SDK itself, generated afresh each run, is installed into a folder of this
-      // run (it reads its own package metadata) that is put on PYTHONPATH.
+      // the cached virtualenv; the SDK itself, generated afresh each run, is installed into a folder kept by
+      // the hash of its files (it reads its own package metadata) that is put on PYTHONPATH.
       const setup = fs.readFileSync(path.join(base, "sdk", "setup.py"), "utf8");
       const requires = [.../install_requires=\[([^\]]*)\]/.exec(setup)![1]!.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
       const sdkDeps = requires.filter((r) => !/^pulumi\b/.test(r));
       expect(sdkDeps.join(" "), "the generated SDK's dependencies").toMatch(/parver.*semver/);
       venv = (await run("bash", [path.join(root, "scripts", "python-venv.sh"), `pulumi==${pyVersion}`, "setuptools", "wheel", ...sdkDeps])).trim();
-      const site = path.join(base, "site");
-      await run(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", site, path.join(base, "sdk")]);
-      env.PYTHONPATH = site;
+      env.PYTHONPATH = await installedSdk(venv, path.join(base, "sdk"));
 
       // The example: native BrowserSessions, and get_images / get_usage, through the generated SDK.
       const up = await act("up");

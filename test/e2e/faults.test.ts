@@ -1,3 +1,6 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { EmulatorControl, FaultSpec } from "../../emulator";
 import { RunFailed, until, withStack } from "./harness";
@@ -108,11 +111,19 @@ async function expectFaultsFired(control: EmulatorControl, scenario: Scenario): 
   }
 }
 
-async function recordedIds(stack: E2EStack): Promise<string[]> {
-  const exported = JSON.parse(await stack.exportState());
-  return (exported.deployment.resources ?? [])
-    .filter((r: { type: string }) => r.type.endsWith(":BrowserSession"))
-    .map((r: { id: string }) => r.id);
+/**
+ * The sessions the stack's checkpoint records: the file the engine's file backend keeps, which `pulumi stack
+ * export` prints (read directly: a CLI start per scenario was a good part of the campaign's CPU).
+ */
+function recordedIds(stack: E2EStack): string[] {
+  const stacks = path.join(stack.workDir, ".pulumi-local", "backend", ".pulumi", "stacks");
+  const files = fs.existsSync(stacks) ? (fs.readdirSync(stacks, { recursive: true }) as string[]).filter((f) => path.basename(f).startsWith(`${stack.name}.json`)) : [];
+  const file = files.find((f) => f.endsWith(".json")) ?? files.find((f) => f.endsWith(".json.gz"));
+  if (!file) throw new Error(`no checkpoint of stack ${stack.name} under ${stacks}`);
+  const raw = fs.readFileSync(path.join(stacks, file));
+  const text = file.endsWith(".gz") ? zlib.gunzipSync(raw).toString("utf8") : raw.toString("utf8");
+  const resources = (JSON.parse(text).checkpoint?.latest?.resources ?? []) as Array<{ type: string; id: string }>;
+  return resources.filter((r) => r.type.endsWith(":BrowserSession")).map((r) => r.id);
 }
 
 /**
@@ -156,7 +167,7 @@ async function runScenario(stack: E2EStack, scenario: Scenario, ran: Set<string>
     expect(control.books().started, "sessions started").toBe(1);
     if (scenario.replays !== undefined) expect(control.books().idempotentReplays, "creates answered from the key's session").toBe(scenario.replays);
   }
-  const recorded = await recordedIds(stack);
+  const recorded = recordedIds(stack);
   if (during !== "destroy") recorded.forEach((id) => ran.add(id));
   // No duplicates and no leaks: a session that ran is one the stack recorded, or one the provider
   // already ended because its create failed.
@@ -173,31 +184,79 @@ async function runScenario(stack: E2EStack, scenario: Scenario, ran: Set<string>
   return recorded;
 }
 
+/** What a unit (a scenario, or a scenario and the destroy scenario after it) leaves in its stack. */
+function leavesSessions(unit: Scenario[]): boolean {
+  const last = unit.at(-1)!;
+  return (last.during ?? "up") === "up" && !last.fails;
+}
+
+const configOf = (unit: Scenario[]) => Object.assign({}, ...unit.map((s) => s.config ?? {})) as Record<string, string>;
+
+/**
+ * The units run in lanes, one stack and one emulator each (a stack's creation was a good part of each
+ * scenario's cost): a lane's units share their settings (the stack keeps its config from run to run), every
+ * unit but the last leaves the stack empty (a preview, a failed up, or a destroy after the up), and the
+ * emulator is reset between units, so each unit meets a service as fresh as its own emulator's: no sessions,
+ * counters, request log or idempotency keys of the unit before.
+ */
+const LANES: Scenario[][][] = (() => {
+  const lanes: Scenario[][][] = [];
+  const byConfig = new Map<string, Scenario[][]>();
+  for (const unit of GROUPS) {
+    const key = JSON.stringify(configOf(unit));
+    byConfig.set(key, [...(byConfig.get(key) ?? []), unit]);
+  }
+  for (const units of byConfig.values()) {
+    const holders = units.filter(leavesSessions);
+    // Previews first (each on a stack that never had an update, as a new stack is), then failed ups and destroys.
+    const empties = units.filter((u) => !leavesSessions(u)).sort((a, b) => Number(b[0]!.during === "preview") - Number(a[0]!.during === "preview"));
+    const mine: Scenario[][][] = (holders.length ? holders : [undefined]).map(() => []);
+    empties.forEach((u, i) => mine[i % mine.length]!.push(u));
+    holders.forEach((u, i) => mine[i]!.push(u));
+    lanes.push(...mine);
+  }
+  return lanes;
+})();
+
 describe.concurrent("fault campaign under the real engine", () => {
-  for (const group of GROUPS) {
-    it(group.map((s) => s.name).join("; then "), async () => {
+  it("runs every scenario exactly once, in lanes whose units leave the stack empty for the next", () => {
+    expect(LANES.flat(2).map((s) => s.name).sort()).toEqual(SCENARIOS.map((s) => s.name).sort());
+    for (const lane of LANES) {
+      lane.slice(0, -1).forEach((unit) => expect(leavesSessions(unit), unit[0]!.name).toBe(false));
+      expect(new Set(lane.map((u) => JSON.stringify(configOf(u)))).size).toBe(1);
+    }
+  });
+
+  for (const lane of LANES) {
+    it(lane.map((unit) => unit.map((s) => s.name).join("; then ")).join("; next, "), async () => {
       await withStack(
         "sessions.js",
         async (stack) => {
           const control = stack.emulator.control;
-          const ran = new Set<string>();
-          const config = Object.assign({}, ...group.map((s) => s.config ?? {})) as Record<string, string>;
-          if (group[0]!.during === "destroy") {
-            const up = await stack.run("up", { config });
-            Object.values(up.outputs.vmIds as Record<string, string>).forEach((id) => ran.add(id));
-            control.clearRequests();
-          }
-          let recorded: string[] = [];
-          for (const scenario of group) recorded = await runScenario(stack, { ...scenario, config }, ran);
-          // A session a failed destroy kept is ended by the next destroy. Otherwise what is still running
-          // is exactly what the stack holds (a stack that holds nothing left nothing running by itself: a
-          // failed create ends its session); ending those would test destroy, not the fault.
-          if (group.at(-1)!.during === "destroy" && recorded.length > 0) {
-            await stack.run("destroy");
-            expect(control.books().neverEnded).toBe(0);
-          } else {
-            const active = control.sessions().filter((s) => s.status === "starting" || s.status === "running").map((s) => s.vmId);
-            expect(active.sort()).toEqual([...recorded].sort());
+          for (const [i, group] of lane.entries()) {
+            // The unit before left the stack empty and everything it started ended: a clean service for this one.
+            if (i > 0) control.reset();
+            const ran = new Set<string>();
+            const config = configOf(group);
+            if (group[0]!.during === "destroy") {
+              const up = await stack.run("up", { config });
+              Object.values(up.outputs.vmIds as Record<string, string>).forEach((id) => ran.add(id));
+              control.clearRequests();
+            }
+            let recorded: string[] = [];
+            for (const scenario of group) recorded = await runScenario(stack, { ...scenario, config }, ran);
+            // A session a failed destroy kept is ended by the next destroy. Otherwise what is still running
+            // is exactly what the stack holds (a stack that holds nothing left nothing running by itself: a
+            // failed create ends its session); ending those would test destroy, not the fault.
+            if (group.at(-1)!.during === "destroy" && recorded.length > 0) {
+              await stack.run("destroy");
+              expect(control.books().neverEnded).toBe(0);
+              recorded = recordedIds(stack);
+            } else {
+              const active = control.sessions().filter((s) => s.status === "starting" || s.status === "running").map((s) => s.vmId);
+              expect(active.sort()).toEqual([...recorded].sort());
+            }
+            if (i < lane.length - 1) expect(recorded, "the stack is empty for the next unit").toEqual([]);
           }
         },
         // The emulator goes with the test: nothing to clean up behind it.

@@ -6,6 +6,7 @@ import { run } from "../../release/run";
 import { writeSdks } from "../../release/sdks";
 import { engineEnvironment } from "../../runner/environment";
 import { NATIVE, typescriptSnippets } from "../docs/markdown";
+import { cacheRoot, cachedFolder, filesOf, keyOf } from "../helpers/input-cache";
 
 /**
  * The SDKs of a release (release/sdks.ts, what `npm run release` writes), from the schema the installed
@@ -35,12 +36,70 @@ beforeAll(async () => {
   schema = JSON.parse(fs.readFileSync(schemaFile, "utf8"));
   out = path.join(base, "release");
   // The generators' first build, on cold Go caches, is most of this (see component.test.ts).
-  written = await writeSdks({ schemaFile, version: schema.version, pluginDownloadURL: schema.pluginDownloadURL, out });
+  const made = await sdksOf(schemaFile);
+  fs.cpSync(made, out, { recursive: true });
+  written = (JSON.parse(fs.readFileSync(path.join(made, WRITTEN), "utf8")) as string[]).map((f) => path.join(out, f));
+  for (const mark of [WRITTEN, ".complete"]) fs.rmSync(path.join(out, mark));
 }, 1_200_000);
+
+/** What writeSdks reads besides the schema: its own code and generators, their module pins, the build tools' pins, the files it packs. */
+const SDK_INPUTS = ["release", "engine/go.mod", "engine/go.sum", "scripts/python-venv.sh", "package.json", "package-lock.json", "README.md", "LICENSE", LOGO_FILE, "plugin/packageMetadata.ts", "plugin/identity.ts"];
+/** The list of what writeSdks returned, kept in the cached folder (relative to it). */
+const WRITTEN = ".written.json";
+
+/**
+ * The SDKs writeSdks makes of `schemaFile`, made once per change of the schema or of writeSdks' inputs and
+ * kept in the cache (as release-build.ts keeps the release): its compilation of the Node.js SDK, the Python
+ * build and the generators' runs were a good part of this file's CPU, and made the same files every run.
+ */
+async function sdksOf(schemaFile: string): Promise<string> {
+  const key = keyOf(fs.readFileSync(schemaFile), process.version, ...filesOf(root, SDK_INPUTS));
+  const { dir } = await cachedFolder(cacheRoot("e2e-sdks"), key, async (tmp) => {
+    const made = await writeSdks({ schemaFile, version: schema.version, pluginDownloadURL: schema.pluginDownloadURL, out: tmp });
+    fs.writeFileSync(path.join(tmp, WRITTEN), JSON.stringify(made.map((f) => path.relative(tmp, f))));
+  });
+  return dir;
+}
 
 afterAll(() => {
   if (base) fs.rmSync(base, { recursive: true, force: true });
 });
+
+/**
+ * A fresh virtualenv into which pip installed `wheel` (and what it requires), kept in the cache by the hash of
+ * the wheel and the interpreter: the cached SDK's wheel is the same file while the SDK is, and making the
+ * virtualenv and resolving the wheel's dependencies were a good part of the Python test's CPU. Made under a
+ * folder of its own and renamed when complete (test/helpers/input-cache.ts); only its `bin/python` is used
+ * (pip's scripts name the folder they were made in).
+ */
+async function wheelVenv(wheel: string): Promise<string> {
+  const interpreter = await run("python3", ["-c", "import sys; print(sys.version)"]);
+  const { dir } = await cachedFolder(cacheRoot("e2e-wheel-venv"), keyOf(interpreter, fs.readFileSync(wheel)), async (tmp) => {
+    await run("python3", ["-m", "venv", tmp]);
+    await run(path.join(tmp, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", wheel]);
+  });
+  return dir;
+}
+
+/** What the Java test's two Maven compiles gave: the first one's errors, and the classes of the second. */
+interface JavaCompiled {
+  failed: string;
+  classes: string[];
+}
+
+/**
+ * The Java test's compiles, kept in the cache by the hash of everything they read: the sources and pom in
+ * `dir` (the cached SDK's, so the same while the SDK is), the registry page's example, and Maven's and the
+ * JDK's versions (`mvn -v`). Two Maven runs on a JVM each were a good part of this file's CPU, and gave the
+ * same result for the same inputs every run. Only a run whose result was complete is kept.
+ */
+async function javaCompiled(dir: string, example: string, maven: string, compile: () => Promise<JavaCompiled>): Promise<JavaCompiled> {
+  const key = keyOf(maven, example, ...filesOf(dir, ["."]));
+  const { dir: entry } = await cachedFolder(cacheRoot("e2e-java"), key, async (tmp) => {
+    fs.writeFileSync(path.join(tmp, "compiled.json"), JSON.stringify(await compile()));
+  });
+  return JSON.parse(fs.readFileSync(path.join(entry, "compiled.json"), "utf8")) as JavaCompiled;
+}
 
 const read = (dir: string, file: string) => fs.readFileSync(path.join(dir, file), "utf8");
 /** The example of `language` on the registry's overview page (docs/_index.md), which the tests compile. */
@@ -80,17 +139,9 @@ describe.concurrent("the release's SDKs", () => {
     expect(read(dir, "getUsage.d.ts")).toMatch(/readonly pools: outputs\.UsagePool\[\]/);
 
     // A user's project: npm installs the tarball beside the Pulumi SDK the repository develops with.
-    const project = path.join(base, "nodejs-project");
-    fs.mkdirSync(project);
     const pulumiVersion = JSON.parse(read(path.join(root, "node_modules", "@pulumi", "pulumi"), "package.json")).version;
-    fs.writeFileSync(
-      path.join(project, "package.json"),
-      JSON.stringify({ name: "user-project", private: true, dependencies: { "@pulumi/pulumi": pulumiVersion, "@remote-browser/pulumi": `file:${tarball}` } }),
-    );
-    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], { cwd: project });
-    fs.writeFileSync(
-      path.join(project, "index.ts"),
-      `import * as pulumi from "@pulumi/pulumi";
+    const sources: Record<string, string> = {
+      "index.ts": `import * as pulumi from "@pulumi/pulumi";
 import * as rb from "@remote-browser/pulumi";
 const account = new rb.Provider("account", { apiKey: pulumi.secret("k"), apiVersion: rb.ApiVersion.V8 });
 const session = new rb.BrowserSession("s", { browser: "chrome", egress: rb.Egress.Residential }, { provider: account });
@@ -98,24 +149,31 @@ export const link: pulumi.Output<string | undefined> = session.shareUrl;
 export const vm: pulumi.Output<string> = session.vmId;
 export const images = rb.getImagesOutput().images.apply((i) => i.map((x) => x.id));
 `,
-    );
+    };
     // Every TypeScript example of the user's pages that imports this SDK compiles too (the overview's
     // among them); those of the dynamic package are compiled and run by test/docs/snippets.test.ts.
     const examples = typescriptSnippets().filter((s) => s.code.includes(`from "${NATIVE}"`));
     expect(examples.map((s) => s.where)).toEqual(expect.arrayContaining([expect.stringMatching(/^docs\/_index\.md:/)]));
     expect(examples.some((s) => s.code === docsExample("typescript"))).toBe(true);
-    const exampleFiles = examples.map((s, i) => {
-      fs.writeFileSync(path.join(project, `docs-example-${i}.ts`), `// ${s.where}\n${s.code}`);
-      return `docs-example-${i}.ts`;
+    examples.forEach((s, i) => (sources[`docs-example-${i}.ts`] = `// ${s.where}\n${s.code}`));
+    sources["tsconfig.json"] = JSON.stringify({
+      compilerOptions: { strict: true, target: "ES2020", module: "commonjs", moduleResolution: "node", esModuleInterop: true, outDir: "bin", types: [] },
+      files: Object.keys(sources),
     });
-    fs.writeFileSync(
-      path.join(project, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: { strict: true, target: "ES2020", module: "commonjs", moduleResolution: "node", esModuleInterop: true, outDir: "bin", types: [] },
-        files: ["index.ts", ...exampleFiles],
-      }),
-    );
-    await run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(project, "tsconfig.json")], { cwd: project });
+    // Installed and compiled once per change of what they read (the tarball, the versions, the sources), kept
+    // in the cache (test/helpers/input-cache.ts): npm's install and the compilation against @pulumi/pulumi's
+    // types were a good part of this file's CPU, and gave the same project every run.
+    const typescript = JSON.parse(read(path.join(root, "node_modules", "typescript"), "package.json")).version;
+    const key = keyOf(fs.readFileSync(tarball), pulumiVersion, typescript, process.version, ...Object.entries(sources).flat());
+    const { dir: project } = await cachedFolder(cacheRoot("e2e-nodejs-project"), key, async (tmp) => {
+      fs.writeFileSync(
+        path.join(tmp, "package.json"),
+        JSON.stringify({ name: "user-project", private: true, dependencies: { "@pulumi/pulumi": pulumiVersion, "@remote-browser/pulumi": `file:${tarball}` } }),
+      );
+      await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], { cwd: tmp });
+      for (const [name, text] of Object.entries(sources)) fs.writeFileSync(path.join(tmp, name), text);
+      await run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(tmp, "tsconfig.json")], { cwd: tmp });
+    });
     expect(read(path.join(project, "bin"), "index.js")).toContain("@remote-browser/pulumi");
   }, 300_000);
 
@@ -187,9 +245,7 @@ func main() {
     expect(read(pkg, "get_usage.py")).toMatch(/def pools\(self\) -> Sequence\['outputs\.UsagePool'\]/);
     const sdist = await run("tar", ["-tzf", path.join(out, "python", `pulumi_remote_browser-${schema.version}.tar.gz`)]);
     expect(sdist).toContain(`pulumi_remote_browser-${schema.version}/pulumi_remote_browser/pulumi-plugin.json`);
-    const venv = path.join(base, "python-venv");
-    await run("python3", ["-m", "venv", venv]);
-    await run(path.join(venv, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", wheel]);
+    const venv = await wheelVenv(wheel);
     const shown = await run(path.join(venv, "bin", "python"), [
       "-c",
       "import pulumi_remote_browser as rb, importlib.metadata as m; print(m.version('pulumi-remote-browser'), rb.BrowserSession.__name__, rb.ApiVersion.V7.value, rb.Egress.RESIDENTIAL.value)",
@@ -270,32 +326,40 @@ ${deps.map((d) => `    <dependency><groupId>${d.group}</groupId><artifactId>${d.
     );
     // Maven and a JDK come from Debian's packages when missing (as root; scripts/apt-install.sh), as the
     // PostgreSQL server and python3-venv do: the README's test command installs what it needs.
-    await run("mvn", ["-v"])
-      .catch(() => (process.getuid?.() === 0 ? run("bash", [path.join(root, "scripts", "apt-install.sh"), "maven", "default-jdk-headless"]) : ""))
-      .then(() => run("mvn", ["-v"]))
+    const maven = await run("mvn", ["-v"])
+      .catch(async () => {
+        if (process.getuid?.() === 0) await run("bash", [path.join(root, "scripts", "apt-install.sh"), "maven", "default-jdk-headless"]);
+        return run("mvn", ["-v"]);
+      })
       .catch((e: Error) => {
         throw new Error(`Maven (mvn) with a JDK >= ${release} compiles the generated Java SDK: install them (Debian: apt-get install -y maven default-jdk-headless). ${e.message}`);
       });
-    const mvn = () => run("mvn", ["-B", "-q", "compile"], { cwd: dir });
-    // ReviewSessions does not compile: its secret output becomes additionalSecretOutputs on
-    // ComponentResourceOptions, which the Java SDK does not have. Every error is that one.
-    const failed = await mvn().then(
-      () => "",
-      (e: Error) => e.message,
-    );
-    const errors = [...failed.matchAll(/^\[ERROR\] (\/\S+\.java):\[\d+,\d+\] (.*)$/gm)].map((m) => `${path.basename(m[1]!)}: ${m[2]}`);
+    const example = docsExample("java");
+    const compiled = await javaCompiled(dir, example, maven, async () => {
+      const mvn = () => run("mvn", ["-B", "-q", "compile"], { cwd: dir });
+      // ReviewSessions does not compile: its secret output becomes additionalSecretOutputs on
+      // ComponentResourceOptions, which the Java SDK does not have.
+      const failed = await mvn().then(
+        () => "",
+        (e: Error) => e.message,
+      );
+      // Everything else compiles.
+      fs.rmSync(path.join(src, "ReviewSessions.java"));
+      // With the registry page's example beside it.
+      const app = path.join(dir, "src", "main", "java", "myproject");
+      fs.mkdirSync(app, { recursive: true });
+      fs.writeFileSync(path.join(app, "App.java"), example);
+      await mvn();
+      const classes = path.join(dir, "target", "classes");
+      return { failed, classes: (fs.readdirSync(classes, { recursive: true }) as string[]).filter((f) => f.endsWith(".class")).sort() };
+    });
+    // Every error of the first compile is that one.
+    const errors = [...compiled.failed.matchAll(/^\[ERROR\] (\/\S+\.java):\[\d+,\d+\] (.*)$/gm)].map((m) => `${path.basename(m[1]!)}: ${m[2]}`);
     expect([...new Set(errors)]).toEqual(["ReviewSessions.java: cannot find symbol"]);
-    expect(failed).toMatch(/symbol: +method additionalSecretOutputs\(java\.util\.List<java\.lang\.String>\)\s+location: class com\.pulumi\.resources\.ComponentResourceOptions\.Builder/);
-    // Everything else compiles.
-    fs.rmSync(path.join(src, "ReviewSessions.java"));
-    // With the registry page's example beside it.
-    const app = path.join(dir, "src", "main", "java", "myproject");
-    fs.mkdirSync(app, { recursive: true });
-    fs.writeFileSync(path.join(app, "App.java"), docsExample("java"));
-    await mvn();
+    expect(compiled.failed).toMatch(/symbol: +method additionalSecretOutputs\(java\.util\.List<java\.lang\.String>\)\s+location: class com\.pulumi\.resources\.ComponentResourceOptions\.Builder/);
     for (const cls of ["BrowserSession", "Provider", "RemotebrowserFunctions", "ReviewSessionsArgs"]) {
-      expect(fs.existsSync(path.join(dir, "target", "classes", "io", "github", "remotebrowser", "remotebrowser", `${cls}.class`)), cls).toBe(true);
+      expect(compiled.classes, cls).toContain(path.join("io", "github", "remotebrowser", "remotebrowser", `${cls}.class`));
     }
-    expect(fs.existsSync(path.join(dir, "target", "classes", "myproject", "App.class"))).toBe(true);
+    expect(compiled.classes).toContain(path.join("myproject", "App.class"));
   }, 300_000);
 });

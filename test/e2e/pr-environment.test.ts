@@ -31,10 +31,11 @@ function freshCheckout(stack: E2EStack): void {
 /**
  * The workflow's deploy job: refresh, then up with the pull request's settings. The runner refreshes only
  * a stack that exists (it never creates one for a refresh), as the workflow's `up` with `refresh: true`.
+ * `expectNoChanges`: the refresh must find nothing changed (as right after an update).
  */
-async function deploy(stack: E2EStack, config: Record<string, string>): Promise<RunResult> {
+async function deploy(stack: E2EStack, config: Record<string, string>, opts: { expectNoChanges?: boolean } = {}): Promise<RunResult> {
   freshCheckout(stack);
-  if (await listed(stack)) await stack.run("refresh");
+  if (await listed(stack)) await stack.run("refresh", { expectNoChanges: opts.expectNoChanges });
   return stack.run("up", { program: PROGRAM, config });
 }
 
@@ -65,59 +66,6 @@ function active(stack: E2EStack): string[] {
 const ids = (r: RunResult) => Object.values(r.outputs.sessionIds as Record<string, string>).sort();
 
 describe.concurrent("per-pull-request environment (examples/pr-environment)", () => {
-  it("opens with one session per browser, replaces them on a push that moves the preview, and is gone after the close", async () => {
-    await withStack("trivial.js", async (stack) => {
-      useExample(stack);
-      const opened = await deploy(stack, { prNumber: "42", previewUrl: "https://example.com/pr/42" });
-      const first = ids(opened);
-      // The default: two enabled browsers picked from getImages().
-      expect(Object.keys(opened.outputs.sessionIds as object)).toEqual(["chrome", "firefox"]);
-      expect(active(stack)).toEqual(first);
-      for (const s of stack.emulator.control.sessions()) {
-        expect(s.url).toBe("https://example.com/pr/42");
-        expect(s.callbackUrl).toBe("https://example.com/pr/42");
-      }
-      // The share links: masked in the outputs, ciphertext in the state, nowhere in plain text.
-      expect(opened.outputs.shareUrls).toBe("[secret]");
-      expect(opened.outputs.reviewers).toMatch(/^Pull request #42 has 2 review session\(s\)/);
-      expect(opened.outputs.reviewers).not.toMatch(/https?:/);
-      const exported = JSON.parse(await stack.exportState());
-      const stackResource = exported.deployment.resources.find((r: { type: string }) => r.type === "pulumi:pulumi:Stack");
-      expect(stackResource.outputs.shareUrls).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" });
-      expect(typeof stackResource.outputs.shareUrls.ciphertext).toBe("string");
-      const text = JSON.stringify(exported) + stack.stateFilesText() + opened.stdout + opened.stderr;
-      for (const s of stack.emulator.control.sessions()) expect(text.includes(s.linkId), "a link id in plain text").toBe(false);
-      expect(text.includes(stack.emulator.apiKey)).toBe(false);
-
-      // Right after the update, neither a preview nor a refresh sees a change (as pulumi/actions and
-      // ProgramTest check it): the example keeps nothing in its state that a refresh would read anew.
-      const settings = { prNumber: "42", previewUrl: "https://example.com/pr/42" };
-      await stack.run("preview", { program: PROGRAM, config: settings, expectNoChanges: true });
-      await stack.run("refresh", { expectNoChanges: true });
-      expect(exported.deployment.resources.map((r: { type: string }) => r.type)).not.toContain("pulumi:pulumi:StackReference");
-
-      // A push that changes the preview: every session is replaced (ended before its replacement).
-      const pushed = await deploy(stack, { prNumber: "42", previewUrl: "https://example.com/pr/42?rev=2" });
-      const second = ids(pushed);
-      expect(pushed.changes.replace).toBe(2);
-      expect(second.some((id) => first.includes(id))).toBe(false);
-      expect(active(stack)).toEqual(second);
-      for (const id of first) {
-        expect(stack.emulator.control.sessions().find((s) => s.vmId === id)?.status).toMatch(/stopping|deleted/);
-      }
-
-      // A push that changes nothing else keeps the sessions.
-      const same = await deploy(stack, { prNumber: "42", previewUrl: "https://example.com/pr/42?rev=2" });
-      expect(ids(same)).toEqual(second);
-      expect(same.changes.replace ?? 0).toBe(0);
-      await stack.run("refresh", { expectNoChanges: true });
-
-      await close(stack);
-      expect(active(stack)).toEqual([]);
-      expect(stack.emulator.control.books().neverEnded).toBe(0);
-    });
-  });
-
   it("closing a pull request that never deployed succeeds and leaves no stack", async () => {
     await withStack(
       "trivial.js",
@@ -130,18 +78,57 @@ describe.concurrent("per-pull-request environment (examples/pr-environment)", ()
     );
   });
 
-  it("checks the account's capacity first: fails early without a wait, queues with one, and a push never counts its own sessions twice", async () => {
+  it("opens with one session per browser and the links secret, previews and refreshes no change, replaces them on a push that moves the preview (never counting its own sessions twice against a full account), keeps them on a push that does not; a second pull request fails early without a capacity wait, queues with one, and both are gone after the close", async () => {
     const emulator = await startEmulator({ prepMs: 300, runningLimit: 2 });
     try {
       await withStack(
         "trivial.js",
         async (a) => {
           useExample(a);
-          const opened = await deploy(a, { prNumber: "1", previewUrl: "https://example.com/pr/1" });
-          expect(active(a)).toEqual(ids(opened));
-          // The account is full, with this stack's own sessions: a push that replaces them still goes through.
+          const settings = { prNumber: "1", previewUrl: "https://example.com/pr/1" };
+          const opened = await deploy(a, settings);
+          const first = ids(opened);
+          // The default: two enabled browsers picked from getImages().
+          expect(Object.keys(opened.outputs.sessionIds as object)).toEqual(["chrome", "firefox"]);
+          expect(active(a)).toEqual(first);
+          for (const s of emulator.control.sessions()) {
+            expect(s.url).toBe("https://example.com/pr/1");
+            expect(s.callbackUrl).toBe("https://example.com/pr/1");
+          }
+          // The share links: masked in the outputs, ciphertext in the state, nowhere in plain text.
+          expect(opened.outputs.shareUrls).toBe("[secret]");
+          expect(opened.outputs.reviewers).toMatch(/^Pull request #1 has 2 review session\(s\)/);
+          expect(opened.outputs.reviewers).not.toMatch(/https?:/);
+          const exported = JSON.parse(await a.exportState());
+          const stackResource = exported.deployment.resources.find((r: { type: string }) => r.type === "pulumi:pulumi:Stack");
+          expect(stackResource.outputs.shareUrls).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" });
+          expect(typeof stackResource.outputs.shareUrls.ciphertext).toBe("string");
+          const text = JSON.stringify(exported) + a.stateFilesText() + opened.stdout + opened.stderr;
+          for (const s of emulator.control.sessions()) expect(text.includes(s.linkId), "a link id in plain text").toBe(false);
+          expect(text.includes(emulator.apiKey)).toBe(false);
+          expect(exported.deployment.resources.map((r: { type: string }) => r.type)).not.toContain("pulumi:pulumi:StackReference");
+
+          // Right after the update, neither a preview nor a refresh sees a change (as pulumi/actions and
+          // ProgramTest check it): the example keeps nothing in its state that a refresh would read anew.
+          await a.run("preview", { program: PROGRAM, config: settings, expectNoChanges: true });
+          await a.run("refresh", { expectNoChanges: true });
+
+          // The account is full, with this stack's own sessions: a push that changes the preview still goes
+          // through, and every session is replaced (ended before its replacement).
           const pushed = await deploy(a, { prNumber: "1", previewUrl: "https://example.com/pr/1?rev=2" });
+          const second = ids(pushed);
           expect(pushed.changes.replace).toBe(2);
+          expect(second.some((id) => first.includes(id))).toBe(false);
+          expect(active(a)).toEqual(second);
+          for (const id of first) {
+            expect(emulator.control.sessions().find((s) => s.vmId === id)?.status).toMatch(/stopping|deleted/);
+          }
+
+          // A push that changes nothing else keeps the sessions; its refresh, right after the replacing
+          // update, sees no change either.
+          const same = await deploy(a, { prNumber: "1", previewUrl: "https://example.com/pr/1?rev=2" }, { expectNoChanges: true });
+          expect(ids(same)).toEqual(second);
+          expect(same.changes.replace ?? 0).toBe(0);
 
           await withStack(
             "trivial.js",
@@ -174,6 +161,7 @@ describe.concurrent("per-pull-request environment (examples/pr-environment)", ()
               expect(emulator.control.books().maxRunning).toBe(2);
               await close(b);
               expect(active(b)).toEqual([]);
+              expect(emulator.control.books().neverEnded).toBe(0);
             },
             { sharedEmulator: emulator },
           );

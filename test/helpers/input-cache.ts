@@ -66,3 +66,22 @@ function evict(root: string, inUse: string): void {
     if (i >= KEEP_NEWEST - 1 && Date.now() - e.used > KEEP_USED_MS) fs.rmSync(path.join(root, e.name), { recursive: true, force: true });
   }
 }
+
+/**
+ * Inputs for keyOf of files and folders under `root` (`rels`, relative to it; a missing one is left out): each
+ * file's path and contents, a folder's files in name order.
+ */
+export function filesOf(root: string, rels: string[]): Array<Buffer | string> {
+  const inputs: Array<Buffer | string> = [];
+  const add = (rel: string) => {
+    const file = path.join(root, rel);
+    if (!fs.existsSync(file)) return;
+    if (fs.statSync(file).isDirectory()) {
+      for (const entry of fs.readdirSync(file).sort()) add(path.join(rel, entry));
+    } else {
+      inputs.push(rel, fs.readFileSync(file));
+    }
+  };
+  rels.forEach(add);
+  return inputs;
+}
