@@ -1,4 +1,22 @@
 import { defineConfig } from "vitest/config";
+import { BaseSequencer } from "vitest/node";
+import type { TestSpecification } from "vitest/node";
+
+/**
+ * Files that wait far longer than they compute, started before all others so that their wait overlaps the
+ * rest of the run. vitest runs its projects one after the other (e2e, then unit) and, with no record of
+ * earlier runs (a fresh clone), the larger files first: test/vitest-worker.test.ts, small and holding a
+ * fixture's worker for 62 s on purpose, came last and kept the run going a minute on an idle machine.
+ */
+const WAITS_FIRST = ["test/vitest-worker.test.ts"];
+
+class WaitsFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const waits = (f: TestSpecification) => WAITS_FIRST.some((name) => f.moduleId.replace(/\\/g, "/").endsWith(`/${name}`));
+    return [...sorted.filter(waits), ...sorted.filter((f) => !waits(f))];
+  }
+}
 
 // Every test file runs in its own process, several at once: the unit, emulator, client and provider files
 // mostly wait on timers, and each e2e file drives its own emulators, folders and stacks, so independent
@@ -10,6 +28,7 @@ export default defineConfig({
     // Six, not four: the e2e files spend most of their wall time waiting on engine processes (the suite's
     // profile: ~790 s of CPU over ~2,200 s of engine wall), so at four the two cores were about half busy.
     maxWorkers: 6,
+    sequence: { sequencer: WaitsFirst },
     projects: [
       {
         test: {

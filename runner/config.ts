@@ -15,14 +15,39 @@ export async function setStackConfig(
 ): Promise<void> {
   const plain: ConfigMap = {};
   const secret: Array<[string, string]> = [];
+  const held = await heldPlainValues(stack);
   for (const [key, { value, secret: isSecret }] of Object.entries(config)) {
     if (isSecret) secret.push([key, value]);
-    else plain[key] = { value };
+    else if (held.get(key) !== value) plain[key] = { value };
   }
   if (Object.keys(plain).length > 0) await stack.setAllConfig(plain);
   for (const [key, value] of secret) {
     await withInput(cli.pulumiBin, ["config", "set", "--secret", "--stack", stack.name, "--non-interactive", "--", key], value, cli);
   }
+}
+
+/**
+ * The plain values the stack's settings file holds, under every spelling of their keys a run may give
+ * (`url`, `<project>:url`, `<project>:config:url`). A CI job passes the same --config at every run, and
+ * writing values the file holds already is a CLI start (and a passphrase key derivation) that changes
+ * nothing; a value held as a secret, or not as a string, is written again. Unreadable settings hold nothing.
+ */
+async function heldPlainValues(stack: Stack): Promise<Map<string, string>> {
+  const held = new Map<string, string>();
+  try {
+    const project = (await stack.workspace.projectSettings()).name;
+    const values = (await stack.workspace.stackSettings(stack.name)).config ?? {};
+    for (const [key, value] of Object.entries(values)) {
+      if (typeof value !== "string") continue;
+      const [namespace, name, ...rest] = key.split(":");
+      if (!namespace || !name || rest.length > 0) continue;
+      held.set(key, value).set(`${namespace}:config:${name}`, value);
+      if (namespace === project) held.set(name, value);
+    }
+  } catch {
+    // no settings file yet: everything is written
+  }
+  return held;
 }
 
 function withInput(bin: string, args: string[], input: string, opts: { workDir: string; env: Record<string, string> }): Promise<void> {
