@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { cacheRoot } from "../../release/cache";
 import { run } from "../../release/run";
 import { writeSdks } from "../../release/sdks";
+import { filesOf } from "../helpers/input-cache";
 
 /**
  * The linux-amd64 release of the current sources, made by `npm run release`'s own code
@@ -56,16 +57,8 @@ export async function releaseSdks(release: string): Promise<string> {
 
 function inputsHash(): string {
   const hash = crypto.createHash("sha256");
-  const add = (rel: string) => {
-    const file = path.join(root, rel);
-    if (!fs.existsSync(file)) return;
-    if (fs.statSync(file).isDirectory()) {
-      for (const entry of fs.readdirSync(file).sort()) add(path.join(rel, entry));
-    } else {
-      hash.update(`${rel}\0`).update(fs.readFileSync(file)).update("\0");
-    }
-  };
-  INPUTS.forEach(add);
+  const parts = filesOf(root, INPUTS);
+  for (let i = 0; i < parts.length; i += 2) hash.update(`${parts[i]}\0`).update(parts[i + 1]!).update("\0");
   return hash.digest("hex").slice(0, 16);
 }
 
