@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { PulumiCommand } from "@pulumi/pulumi/automation";
 import { automationCommand } from "../engine-conventions/sdkInternals";
+import { executableOnPath } from "./environment";
 
 /**
  * The CLI a workspace drives. Left to itself, the Automation API starts `pulumi version` for every workspace
@@ -15,7 +16,7 @@ import { automationCommand } from "../engine-conventions/sdkInternals";
 export async function pulumiCommandFor(stateDir: string, env: Record<string, string>): Promise<PulumiCommand> {
   // The command stays `pulumi`, found on the PATH of the run as the SDK finds it; the binary asked and
   // identified is the one that name finds there.
-  const bin = onPath("pulumi", env.PATH ?? process.env.PATH ?? "");
+  const bin = executableOnPath("pulumi", env.PATH ?? process.env.PATH ?? "");
   const identity = bin && identityOf(bin);
   if (!bin || !identity) return PulumiCommand.get({ skipVersionCheck: true });
   const file = path.join(stateDir, "cli-version.json");
@@ -25,21 +26,6 @@ export async function pulumiCommandFor(stateDir: string, env: Record<string, str
     keep(file, identity, version);
   }
   return automationCommand(PulumiCommand, "pulumi", version) ?? (await PulumiCommand.get({ skipVersionCheck: true }));
-}
-
-function onPath(name: string, searchPath: string): string | undefined {
-  for (const dir of searchPath.split(path.delimiter)) {
-    const file = dir && path.join(dir, name);
-    try {
-      if (file && fs.statSync(file).isFile()) {
-        fs.accessSync(file, fs.constants.X_OK);
-        return file;
-      }
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 function identityOf(bin: string): string | undefined {

@@ -87,14 +87,21 @@ export function findPulumiBin(explicit?: string): string {
     if (!isExecutable(candidate)) throw new Error(`the Pulumi CLI ${candidate} is not an executable file`);
     return path.resolve(candidate);
   }
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    const bin = path.join(dir, "pulumi");
-    if (dir && isExecutable(bin)) return bin;
-  }
+  const onPath = executableOnPath("pulumi", process.env.PATH ?? "");
+  if (onPath) return onPath;
   throw new Error(
     "no Pulumi CLI found: put pulumi >= 3.248.0 on PATH, set PULUMI_REMOTE_BROWSER_PULUMI, " +
       "or run `bash scripts/engine.sh` in the project to build the pinned one",
   );
+}
+
+/** The first executable file `name` in the folders of `searchPath`, as a shell finds a command. */
+export function executableOnPath(name: string, searchPath: string): string | undefined {
+  for (const dir of searchPath.split(path.delimiter)) {
+    const file = path.join(dir, name);
+    if (dir && isExecutable(file)) return file;
+  }
+  return undefined;
 }
 
 function isExecutable(file: string): boolean {
