@@ -6,13 +6,13 @@ import type { ConfigMap, Stack } from "@pulumi/pulumi/automation";
  * setConfig/setAllConfig pass every value as an argument of `pulumi config set[-all]`, where any local user
  * can read it (/proc/<pid>/cmdline, `ps`). Plain values still go that way; each secret value is written to
  * the standard input of `pulumi config set --secret <key>`, which reads the value from there when the
- * command line has none.
+ * command line has none. Says whether it ran the CLI (values the stack holds already are not written).
  */
 export async function setStackConfig(
   stack: Stack,
   config: ConfigMap,
   cli: { pulumiBin: string; workDir: string; env: Record<string, string> },
-): Promise<void> {
+): Promise<boolean> {
   const plain: ConfigMap = {};
   const secret: Array<[string, string]> = [];
   const held = await heldPlainValues(stack);
@@ -24,6 +24,7 @@ export async function setStackConfig(
   for (const [key, value] of secret) {
     await withInput(cli.pulumiBin, ["config", "set", "--secret", "--stack", stack.name, "--non-interactive", "--", key], value, cli);
   }
+  return Object.keys(plain).length + secret.length > 0;
 }
 
 /**

@@ -165,9 +165,11 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
       projectSettings: { name: opts.projectName, runtime: "nodejs" },
     });
 
+    // Whether a command on the stack has run, which it could not have on a missing stack.
+    let seen = false;
     const configure = async (stack: Stack): Promise<Stack> => {
       if (opts.config && Object.keys(opts.config).length > 0) {
-        await setStackConfig(stack, opts.config, { pulumiBin, workDir: opts.workDir, env: envVars });
+        seen = (await setStackConfig(stack, opts.config, { pulumiBin, workDir: opts.workDir, env: envVars })) || seen;
       }
       return stack;
     };
@@ -186,15 +188,15 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
       return await runAction({ ...opts, verbose }, stack, { onOutput, onError, onEvent, masked: outputs.masked });
     };
     if (opts.action === "up" || opts.action === "preview") {
-      // An update learns that its stack is missing from setting its config, before anything ran; one
-      // without config to set would learn it only from the update itself, which prints the CLI's error
-      // first: that one asks.
-      if (!(opts.config && Object.keys(opts.config).length > 0)) return await proceed(await selectedOrCreated(opts, workspace));
+      // An update learns that its stack is missing from setting its config, before anything ran. One that
+      // wrote nothing (no config, or only values a committed settings file holds already, as on a new
+      // backend) would learn it only from the update itself, which prints the CLI's error first: that one asks.
       const stack = await configure(await unselected(opts.stackName, workspace)).catch(async (e: unknown) => {
         if (!isMissingStack(e, opts.stackName)) throw e;
+        seen = true;
         return configure(await created(opts, workspace));
       });
-      return await proceed(stack);
+      return await proceed(seen ? stack : await selectedOrCreated(opts, workspace));
     }
     try {
       return await proceed(await configure(await unselected(opts.stackName, workspace)));

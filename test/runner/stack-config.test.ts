@@ -24,8 +24,10 @@ const cli = { pulumiBin: "/nonexistent/pulumi", workDir: "/nonexistent", env: {}
 describe("the runner's stack config", () => {
   it("writes no plain value the stack's settings file holds already, under any spelling of its key", async () => {
     const { stack, written } = stackHolding({ "review:url": "https://example.com/pr/7", "remote-browser:baseUrl": "http://127.0.0.1:1/v8" });
-    await setStackConfig(stack, { url: { value: "https://example.com/pr/7" }, "remote-browser:baseUrl": { value: "http://127.0.0.1:1/v8" }, "review:config:url": { value: "https://example.com/pr/7" } }, cli);
+    const wrote = await setStackConfig(stack, { url: { value: "https://example.com/pr/7" }, "remote-browser:baseUrl": { value: "http://127.0.0.1:1/v8" }, "review:config:url": { value: "https://example.com/pr/7" } }, cli);
     expect(written).toEqual([]);
+    // No command ran, so nothing says the stack exists (the runner then asks, see runner/index.ts).
+    expect(wrote).toBe(false);
   });
 
   it("writes the values that differ, or are held as secrets or not as text, and all of them when the file cannot be read", async () => {
@@ -34,7 +36,7 @@ describe("the runner's stack config", () => {
     expect(written).toEqual([{ url: { value: "https://example.com/pr/7" }, token: { value: "v1:abc" }, count: { value: "3" }, "other:url": { value: "https://example.com/pr/6" } }]);
 
     const unreadable = stackHolding(new Error("failed to find stack settings file"));
-    await setStackConfig(unreadable.stack, { url: { value: "https://example.com/pr/7" } }, cli);
+    expect(await setStackConfig(unreadable.stack, { url: { value: "https://example.com/pr/7" } }, cli)).toBe(true);
     expect(unreadable.written).toEqual([{ url: { value: "https://example.com/pr/7" } }]);
   });
 });
