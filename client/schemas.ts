@@ -6,20 +6,9 @@ import { z } from "zod";
  * is reported by its path. Requests are strict: an unknown field is a programming error here.
  */
 
-export const LOCALES = ["en", "de", "fr", "es", "it", "pt", "ja"] as const;
-export type Locale = (typeof LOCALES)[number];
-
-export const LIMITS = {
-  urlMaxLength: 10_000,
-  callbackUrlMaxLength: 2_000,
-  idempotencyKeyMinLength: 1,
-  idempotencyKeyMaxLength: 128,
-} as const;
-
-export const SESSION_STATES = ["starting", "running", "error", "stopping", "suspended", "deleted"] as const;
-export type SessionState = (typeof SESSION_STATES)[number];
-/** States in which a session has ended for good. */
-export const ENDED_STATES: readonly SessionState[] = ["stopping", "suspended", "deleted"];
+import { LIMITS, LOCALES, SESSION_STATES } from "./limits";
+export { ENDED_STATES, LIMITS, LOCALES, SESSION_STATES } from "./limits";
+export type { Locale, SessionState } from "./limits";
 
 // ---- answers: the common envelope ----
 

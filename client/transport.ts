@@ -5,6 +5,7 @@ import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError
 import { DEFAULT_RETRY_POLICY, RetryPolicy, retryDecision } from "./retry";
 import { BudgetPriority, RequestBudget, sharedBudget } from "./rate-budget";
 import { createHash } from "node:crypto";
+import { isLoopbackHost } from "./loopback";
 
 export interface TransportOptions {
   /** Versioned base address, e.g. `https://api.example/v8`. */
@@ -57,12 +58,6 @@ export interface AttemptEvent {
   attempt: number;
   outcome: "ok" | RemoteBrowserError["code"];
   retryInMs?: number;
-}
-
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
-
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK.test(hostname);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { RemoteBrowserClient, isLoopbackHost } from "../client";
+import { isLoopbackHost } from "../client/loopback";
 import type { ApiVersion } from "../client";
 import { ConfigError } from "./errors";
 
@@ -249,9 +249,4 @@ export function baseUrlHasCredentials(raw: string | undefined): boolean {
 function nonEmpty(value: string | undefined): string | undefined {
   const v = value?.trim();
   return v ? v : undefined;
-}
-
-/** The client for these settings: the one place a provider or data source builds one. */
-export function clientForConfig(cfg: ProviderConfig): RemoteBrowserClient {
-  return new RemoteBrowserClient({ baseUrl: cfg.baseUrl, apiKey: cfg.apiKey, attemptTimeoutMs: cfg.requestTimeoutSeconds * 1000 });
 }

@@ -1,4 +1,4 @@
-import { LIMITS, LOCALES } from "../client/schemas";
+import { LIMITS, LOCALES } from "../client/limits";
 import { MAX_WAIT_FOR_CAPACITY_SECONDS } from "./config";
 
 /**

@@ -4,7 +4,8 @@
  */
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { ENV_API_KEY, ENV_BASE_URL, clientForConfig, loadConfig } from "../core/config";
+import { ENV_API_KEY, ENV_BASE_URL, loadConfig } from "../core/config";
+import { clientForConfig } from "../core/configuredClient";
 import { classify, readAccount } from "./audit";
 import { RUNNER_STACK_TAG, listStacks, neutralFolder, readStacks } from "./audit-stacks";
 import { formatReport } from "./audit-table";

@@ -1,10 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Locale } from "../client/schemas";
-import { storedProvider } from "./storedProvider";
+import { STORED_PROVIDER_TEXT } from "./storedProvider";
 import { DYNAMIC_OUTPUTS, wireInputs } from "../dynamic/wireFields";
 import { warnAboutPlainSecrets } from "./configWarnings";
 import { INPUTS, OUTPUTS, SECRET_OUTPUTS } from "../core/fields";
-import { DYNAMIC_SESSION, DYNAMIC_SESSION_TYPE } from "../engine-conventions/dynamicType";
+import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/dynamicType";
 import { outputIsKnown } from "../engine-conventions/sdkInternals";
 import type { InputName, OutputName } from "../core/fields";
 
@@ -58,7 +58,7 @@ export interface BrowserSessionArgs {
  */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const argsMatchFields: Same<keyof BrowserSessionArgs, InputName> = true;
-const outputsMatchFields: Same<Exclude<keyof BrowserSession, keyof pulumi.dynamic.Resource>, InputName | OutputName> = true;
+const outputsMatchFields: Same<Exclude<keyof BrowserSession, keyof pulumi.CustomResource>, InputName | OutputName> = true;
 void argsMatchFields;
 void outputsMatchFields;
 
@@ -66,7 +66,7 @@ void outputsMatchFields;
  * A remote browser session. `pulumi up` starts it and waits until it is running; `pulumi destroy` ends it.
  * `shareUrl` opens the session for a viewer: it is a password to the session and is kept secret.
  */
-export class BrowserSession extends pulumi.dynamic.Resource {
+export class BrowserSession extends pulumi.CustomResource {
   /** The type token of this resource in the state. */
   static readonly __pulumiType = DYNAMIC_SESSION_TYPE;
 
@@ -128,21 +128,25 @@ export class BrowserSession extends pulumi.dynamic.Resource {
       }),
     );
     for (const field of [...Object.keys(OUTPUTS), ...DYNAMIC_OUTPUTS]) props[field] = undefined;
+    // What `pulumi.dynamic.Resource` registers -- its type, with the stored provider as `__provider` --
+    // without its constructor, which runs the closure serialiser on every construction (see storedProvider.ts).
     super(
-      storedProvider,
+      DYNAMIC_SESSION_TYPE,
       name,
-      props,
+      { ...props, __provider: STORED_PROVIDER_TEXT },
       pulumi.mergeOptions(opts, {
         additionalSecretOutputs: [...SECRET_OUTPUTS, ...DYNAMIC_OUTPUTS],
         // End the old session before starting its replacement: a plan with a running limit of 1 can
         // still change a session (see docs/browser-session.md on replacement).
         deleteBeforeReplace: true,
       }),
-      DYNAMIC_SESSION.module,
-      DYNAMIC_SESSION.type,
     );
   }
 }
+
+// Still an instance of `pulumi.dynamic.Resource`, as when that class's constructor built it: code that
+// tells dynamic resources apart by class keeps working.
+Object.setPrototypeOf(BrowserSession.prototype, pulumi.dynamic.Resource.prototype);
 
 /**
  * The URN the engine gives a BrowserSession named `name` under `parent`. Handed over as a plain promise:

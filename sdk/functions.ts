@@ -1,8 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { RemoteBrowserClient } from "../client";
-import { CONFIG_NAMESPACE, ProviderConfig, clientForConfig, loadConfig } from "../core/config";
+import { CONFIG_NAMESPACE, ProviderConfig, loadConfig } from "../core/config";
 import { warnAboutPlainSecrets } from "./configWarnings";
-import { imagesResult, locationsResult, parseSessionsArgs, sessionsResult, usageResult } from "../core/dataSources";
 import type { GetImagesResult, GetLocationsResult, GetSessionsArgs, GetSessionsResult, GetUsageResult } from "../core/dataSources";
 
 /** Options of the data-source functions. All optional. */
@@ -18,8 +17,15 @@ function programConfig(opts?: FunctionOptions): ProviderConfig {
   return loadConfig((key) => (key === "baseUrl" && opts?.baseUrl) || pulumi.runtime.getConfig(`${CONFIG_NAMESPACE}:${key}`));
 }
 
+/**
+ * The client and the data sources' reading of its answers load at the first call: most programs call
+ * none, and these (undici, zod and every schema) were a third of every program's start.
+ */
+const dataSources = () => import("../core/dataSources");
+
 async function withClient<T>(opts: FunctionOptions | undefined, fn: (c: RemoteBrowserClient, cfg: ProviderConfig) => Promise<T>): Promise<T> {
   const cfg = programConfig(opts);
+  const { clientForConfig } = await import("../core/configuredClient");
   const client = clientForConfig(cfg);
   try {
     return await fn(client, cfg);
@@ -29,17 +35,20 @@ async function withClient<T>(opts: FunctionOptions | undefined, fn: (c: RemoteBr
 }
 
 /** The service's browser images. Needs no API key. */
-export function getImages(opts?: FunctionOptions): Promise<GetImagesResult> {
+export async function getImages(opts?: FunctionOptions): Promise<GetImagesResult> {
+  const { imagesResult } = await dataSources();
   return withClient(opts, async (c) => imagesResult(await c.images()));
 }
 
 /** The exit locations (countries with their cities) and the residential descriptor. Needs no API key. */
-export function getLocations(opts?: FunctionOptions): Promise<GetLocationsResult> {
+export async function getLocations(opts?: FunctionOptions): Promise<GetLocationsResult> {
+  const { locationsResult } = await dataSources();
   return withClient(opts, async (c) => locationsResult(await c.images()));
 }
 
 /** The account's session and residential-data usage, in total and per subscription. */
-export function getUsage(opts?: FunctionOptions): Promise<GetUsageResult> {
+export async function getUsage(opts?: FunctionOptions): Promise<GetUsageResult> {
+  const { usageResult } = await dataSources();
   return withClient(opts, (c, cfg) => usageResult(c, cfg.apiVersion));
 }
 
@@ -49,13 +58,10 @@ export function getUsage(opts?: FunctionOptions): Promise<GetUsageResult> {
  * them against vmIds that stacks recorded, never enough to end one. Filters: `states`, `minAgeMinutes`,
  * `maxAgeMinutes`.
  */
-export function getSessions(args?: GetSessionsArgs, opts?: FunctionOptions): Promise<GetSessionsResult> {
-  let filters: GetSessionsArgs;
-  try {
-    filters = parseSessionsArgs(args);
-  } catch (err) {
-    return Promise.reject(err);
-  }
+export async function getSessions(args?: GetSessionsArgs, opts?: FunctionOptions): Promise<GetSessionsResult> {
+  const { parseSessionsArgs, sessionsResult } = await dataSources();
+  // Bad filters are refused before the settings are read.
+  const filters = parseSessionsArgs(args);
   return withClient(opts, (c) => sessionsResult(c, filters));
 }
 

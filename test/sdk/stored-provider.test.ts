@@ -2,10 +2,13 @@
  * The provider text the engine stores with every BrowserSession: it must capture nothing secret or
  * local, and each method must load the installed implementation by package name.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vm from "node:vm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as pulumi from "@pulumi/pulumi";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BrowserSession } from "../../sdk";
+import { STORED_PROVIDER_TEXT, storedProvider } from "../../sdk/storedProvider";
 import { useMockEngine, value } from "./mocks";
 
 const CONFIG_KEY = "rb_test_secret_value_1234567890";
@@ -27,10 +30,17 @@ const engine = useMockEngine({
   secretKeys: ["remote-browser:apiKey"],
 });
 
+// The SDK's closure serialiser, which `pulumi.dynamic.Resource`'s constructor runs on its provider.
+const serializer = require("@pulumi/pulumi/runtime/closure/serializeClosure") as typeof import("@pulumi/pulumi/runtime/closure/serializeClosure");
 let text: string;
+let session: BrowserSession;
+let serialised: number;
 beforeAll(async () => {
-  const session = new BrowserSession("stored", { browser: "chrome", url: "https://example.test/" });
+  const spy = vi.spyOn(serializer, "serializeFunction");
+  session = new BrowserSession("stored", { browser: "chrome", url: "https://example.test/" });
   await value(session.urn);
+  serialised = spy.mock.calls.length;
+  spy.mockRestore();
   text = engine.registration("stored").args.inputs.__provider;
 });
 
@@ -59,6 +69,31 @@ function loadStoredProvider(): { provider: Record<string, (...args: unknown[]) =
 }
 
 describe("the serialised provider", () => {
+  it("is what the SDK's serialiser makes of the stored provider, as pulumi.dynamic.Resource stores it, without running the serialiser", async () => {
+    // dynamic.Resource serialises `() => provider`, its constructor's parameter.
+    const provider = storedProvider;
+    const made = await serializer.serializeFunction(() => provider, { allowSecrets: true });
+    expect(made.containsSecrets).toBe(false);
+    expect(STORED_PROVIDER_TEXT).toBe(made.text);
+    expect(text).toBe(STORED_PROVIDER_TEXT);
+    expect(serialised).toBe(0);
+  });
+
+  it("is the text the states of earlier releases hold, so that an upgraded stack's state does not change", () => {
+    const recorded = ["state-v0.1.0.json", "state-dynamic-review.json"].flatMap((file) => {
+      const state = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "test/e2e/upgrade", file), "utf8"));
+      return (state.deployment.resources as Array<{ inputs?: { __provider?: string } }>).flatMap((r) => r.inputs?.__provider ?? []);
+    });
+    expect(recorded.length).toBeGreaterThan(1);
+    for (const old of recorded) expect(old).toBe(text);
+  });
+
+  it("belongs to a resource of the dynamic type that is still a pulumi.dynamic.Resource", () => {
+    expect(session).toBeInstanceOf(pulumi.dynamic.Resource);
+    expect(session).toBeInstanceOf(pulumi.CustomResource);
+    expect(engine.registration("stored").args.type).toBe("pulumi-nodejs:dynamic/remote-browser:BrowserSession");
+  });
+
   it("is a plain string input, not a secret", () => {
     expect(typeof text).toBe("string");
     expect(text.length).toBeGreaterThan(0);
