@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import "./sdk-runtime"; // first: it loads the SDK's runtime, with parts of it deferred
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";

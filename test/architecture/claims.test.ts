@@ -58,6 +58,7 @@ const CLAIMS: Record<string, () => void> = {
     // registration, its scripts' paths, the members of its classes outside their documented interface.
     const reach = /sdkRequire\(|["']\.\/proto\/|@pulumi\/pulumi\/proto|\.addService\s*=|cmd\[?[\\/]|cmd\/|run-plugin|dynamic-provider|\.isKnown\b|createRequire\(/;
     expect(matching(reach)).toEqual([
+      "engine-conventions/deferredSdkLoad",
       "engine-conventions/processes",
       "engine-conventions/pulumiSdk",
       "engine-conventions/sdkInternals",

@@ -37,10 +37,14 @@ describe("a program's start", () => {
   it("loads the runner, and its command line, without the service's client", async () => {
     // The command line, asked for its help (its arguments start at argv[2], as a script's do): it loads what
     // every action loads.
-    const modules = await loadedBy(`require("./dist/runner"); require("./dist/runner/cli.js")`, ["cli.js", "--help"]);
+    const modules = await loadedBy(`require("./dist/runner/cli.js"); require("./dist/runner")`, ["cli.js", "--help"]);
     expect(modules.some((m) => m.endsWith("dist/runner/index.js"))).toBe(true);
     expect(modules.some((m) => m.endsWith("dist/runner/cli.js"))).toBe(true);
     expect(clientParts(modules)).toEqual([]);
+    // The SDK's runtime is loaded, without what only computeCodePaths and the closure serialiser use
+    // (engine-conventions/deferredSdkLoad.ts).
+    expect(modules.some((m) => m.includes("@pulumi/pulumi/runtime/index.js"))).toBe(true);
+    expect(modules.filter((m) => m.includes("node_modules/@npmcli/arborist/") || m.includes("typescript"))).toEqual([]);
   });
 
   it("loads the client with the first client made for the settings", async () => {
