@@ -12,9 +12,11 @@ import Module, { createRequire } from "node:module";
  * goes to it, so a program that does call `computeCodePaths` or serialise a closure gets the real thing.
  * The stand-ins leave the cache as soon as the runtime is loaded: any later `require` gets the real module.
  * A runtime that is loaded already, or that no longer requires these, is left as it is.
+ *
+ * `sdkPackageJson`: the copy of the SDK to load, by its package.json; default: the one this package resolves.
  */
-export function loadSdkRuntimeDeferred(): void {
-  const sdk = createRequire(require.resolve("@pulumi/pulumi/package.json"));
+export function loadSdkRuntimeDeferred(sdkPackageJson = require.resolve("@pulumi/pulumi/package.json")): void {
+  const sdk = createRequire(sdkPackageJson);
   const runtimeEntry = sdk.resolve("./runtime");
   if (require.cache[runtimeEntry]) return;
   const deferred = [

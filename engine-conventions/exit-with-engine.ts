@@ -7,10 +7,24 @@
  * the stored provider text requires it then). An engine killed before that call leaves a process that
  * none of this package's code runs in, kept alive for good by @pulumi/pulumi's gRPC server: only code
  * loaded with the process can end it. Any other Node.js process the engine starts is left alone.
+ *
+ * The dynamic provider host gets its SDK's runtime loaded here first, with Arborist and TypeScript deferred
+ * (deferredSdkLoad.ts): the host needs neither -- it runs stored providers, it serialises none -- and they
+ * were about a third of its start. Should that load fail, the host loads its runtime itself, as always.
  */
+import * as path from "node:path";
+import { loadSdkRuntimeDeferred } from "./deferredSdkLoad";
 import { exitWhenEngineGone } from "./liveness";
-import { isPluginProcess } from "./processes";
+import { dynamicProviderSdk, isPluginProcess } from "./processes";
 
 export { isPluginProcess } from "./processes";
 
 if (isPluginProcess(process.argv)) exitWhenEngineGone();
+const hostSdk = dynamicProviderSdk(process.argv[1]);
+if (hostSdk) {
+  try {
+    loadSdkRuntimeDeferred(path.join(hostSdk, "package.json"));
+  } catch {
+    // the host's own require loads it
+  }
+}

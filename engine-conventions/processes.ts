@@ -13,6 +13,11 @@ export function isDynamicProviderHost(script: string | undefined): boolean {
   return /[\\/]cmd[\\/]dynamic-provider([\\/]|$)/.test(script ?? "");
 }
 
+/** The folder of the `@pulumi/pulumi` whose dynamic provider host `script` is, when it is one. */
+export function dynamicProviderSdk(script: string | undefined): string | undefined {
+  return isDynamicProviderHost(script) ? script!.replace(/[\\/]cmd[\\/]dynamic-provider([\\/].*)?$/, "") : undefined;
+}
+
 /** The Node.js language host's plugin runner (`@pulumi/pulumi/cmd/run-plugin`), which loads a plugin package's entry point. */
 export function isRunPlugin(script: string | undefined): boolean {
   return /[\\/]@pulumi[\\/]pulumi[\\/]cmd[\\/]run-plugin[\\/]/.test(script ?? "");

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "../../release/run";
+import { run, runStatus } from "../../release/run";
 
 /**
  * The runner loads the SDK's runtime with Arborist and TypeScript deferred (engine-conventions/deferredSdkLoad.ts).
@@ -66,5 +66,20 @@ describe("the SDK's runtime loaded with Arborist and TypeScript deferred", () =>
     expect(deferred).toEqual(plain);
     expect(deferred.paths).toContain("node_modules/dep");
     expect(deferred.arborist).toBe(true);
+  });
+
+  it("is what the dynamic provider host runs on under the runner's preload, which loads it first", async () => {
+    // The host prints its port, then the preload's engine watch ends it: the engine address answers nothing.
+    const record = path.join(project, "record.js");
+    fs.writeFileSync(record, `process.on("exit", () => require("fs").writeSync(2, "\\nloaded: " + JSON.stringify(Object.keys(require.cache)) + "\\n"));\n`);
+    const host = path.join(root, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js");
+    const preload = path.join(root, "dist/engine-conventions/exit-with-engine.js");
+    const r = await runStatus(process.execPath, ["--require", record, "--require", preload, host, "127.0.0.1:1"], { cwd: project });
+    expect(r.stdout.trim()).toMatch(/^\d+$/);
+    const line = r.stderr.split("\n").find((l) => l.startsWith("loaded: "));
+    const modules = (JSON.parse(line!.slice("loaded: ".length)) as string[]).map((m) => m.split(path.sep).join("/"));
+    expect(modules.some((m) => m.endsWith("@pulumi/pulumi/runtime/index.js"))).toBe(true);
+    expect(modules.some((m) => m.endsWith("cmd/dynamic-provider/index.js"))).toBe(true);
+    expect(modules.filter((m) => m.includes("/@npmcli/arborist/") || m.includes("typescript"))).toEqual([]);
   });
 });
