@@ -21,16 +21,25 @@ export function loadSdkRuntimeDeferred(sdkPackageJson = require.resolve("@pulumi
   if (require.cache[runtimeEntry]) return;
   const deferred = [
     // codePaths.js binds it through `__importStar`, which takes a module that says `__esModule` as it is.
-    { path: createRequire(sdk.resolve("./runtime/closure/codePaths")).resolve("@npmcli/arborist"), esModule: true },
+    { path: resolved(() => createRequire(sdk.resolve("./runtime/closure/codePaths")).resolve("@npmcli/arborist")), esModule: true },
     // parseFunction.js binds it with a plain require.
-    { path: sdk.resolve("./typescript-shim"), esModule: false },
+    { path: resolved(() => sdk.resolve("./typescript-shim")), esModule: false },
   ];
-  const standIns = deferred.filter((d) => !require.cache[d.path]).map((d) => [d.path, standIn(d.path, d.esModule)] as const);
+  const standIns = deferred.flatMap((d) => (d.path && !require.cache[d.path] ? [[d.path, standIn(d.path, d.esModule)] as const] : []));
   for (const [file, m] of standIns) require.cache[file] = m;
   try {
     sdk(runtimeEntry);
   } finally {
     for (const [file, m] of standIns) if (require.cache[file] === m) delete require.cache[file];
+  }
+}
+
+/** An SDK release that lays out its files otherwise has nothing deferred. */
+function resolved(resolve: () => string): string | undefined {
+  try {
+    return resolve();
+  } catch {
+    return undefined;
   }
 }
 

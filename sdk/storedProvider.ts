@@ -2,7 +2,8 @@ import type * as pulumi from "@pulumi/pulumi";
 import type * as Impl from "../dynamic";
 
 /**
- * The provider object the engine serialises into every BrowserSession's state.
+ * The provider every BrowserSession stores in its state, as the source of STORED_PROVIDER_TEXT below (its
+ * serialised text, which is what the state holds).
  *
  * Each method is a one-liner that loads the installed implementation by package name when it is
  * called. The closure therefore captures nothing -- no key, no client, no socket, no local module

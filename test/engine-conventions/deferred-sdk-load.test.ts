@@ -82,4 +82,16 @@ describe("the SDK's runtime loaded with Arborist and TypeScript deferred", () =>
     expect(modules.some((m) => m.endsWith("cmd/dynamic-provider/index.js"))).toBe(true);
     expect(modules.filter((m) => m.includes("/@npmcli/arborist/") || m.includes("typescript"))).toEqual([]);
   });
+
+  it("loads an SDK laid out otherwise (no Arborist, no TypeScript shim) as it is, deferring nothing", async () => {
+    const sdk = path.join(project, "other-sdk");
+    fs.mkdirSync(path.join(sdk, "runtime"), { recursive: true });
+    fs.writeFileSync(path.join(sdk, "package.json"), JSON.stringify({ name: "@pulumi/pulumi", version: "3.0.0" }));
+    fs.writeFileSync(path.join(sdk, "runtime", "index.js"), "exports.loaded = true;\n");
+    const { loadSdkRuntimeDeferred } = await import("../../engine-conventions/deferredSdkLoad");
+    loadSdkRuntimeDeferred(path.join(sdk, "package.json"));
+    const entry = require.cache[path.join(sdk, "runtime", "index.js")];
+    expect(entry?.exports).toEqual({ loaded: true });
+    expect(Object.keys(require.cache).filter((k) => k.startsWith(sdk))).toEqual([path.join(sdk, "runtime", "index.js")]);
+  });
 });
