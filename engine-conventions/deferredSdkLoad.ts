@@ -48,8 +48,7 @@ function standIn(file: string, esModule: boolean): Module {
   let real: Record<PropertyKey, unknown> | undefined;
   const load = () => {
     if (!real) {
-      const held = require.cache[file];
-      if (held === entry) delete require.cache[file];
+      if (require.cache[file] === entry) delete require.cache[file];
       real = require(file) as Record<PropertyKey, unknown>; // eslint-disable-line @typescript-eslint/no-require-imports
     }
     return real;

@@ -8,7 +8,7 @@ import * as vm from "node:vm";
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BrowserSession } from "../../sdk";
-import { STORED_PROVIDER_TEXT, storedProvider } from "../../sdk/storedProvider";
+import { STORED_PROVIDER_TEXT } from "../../sdk/storedProvider";
 import { useMockEngine, value } from "./mocks";
 
 const CONFIG_KEY = "rb_test_secret_value_1234567890";
@@ -29,6 +29,22 @@ const engine = useMockEngine({
   config: { "remote-browser:apiKey": CONFIG_KEY, "remote-browser:baseUrl": "https://api.example.test/v8" },
   secretKeys: ["remote-browser:apiKey"],
 });
+
+/**
+ * The provider object earlier releases (0.1.0 on) passed to `pulumi.dynamic.Resource`, whose constructor
+ * serialised it into every session's state: STORED_PROVIDER_TEXT must stay what that made of it.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const storedProvider: pulumi.dynamic.ResourceProvider = {
+  configure: (req) => require("pulumi-remote-browser/provider").configure(req),
+  check: (olds, news) => require("pulumi-remote-browser/provider").check(olds, news),
+  diff: (id, olds, news) => require("pulumi-remote-browser/provider").diff(id, olds, news),
+  create: (inputs) => require("pulumi-remote-browser/provider").create(inputs),
+  read: (id, props) => require("pulumi-remote-browser/provider").read(id, props),
+  update: (id, olds, news) => require("pulumi-remote-browser/provider").update(id, olds, news),
+  delete: (id, props) => require("pulumi-remote-browser/provider").del(id, props),
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 // The SDK's closure serialiser, which `pulumi.dynamic.Resource`'s constructor runs on its provider.
 const serializer = require("@pulumi/pulumi/runtime/closure/serializeClosure") as typeof import("@pulumi/pulumi/runtime/closure/serializeClosure");
