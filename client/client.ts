@@ -140,7 +140,7 @@ export class RemoteBrowserClient {
     }
     throw new RemoteBrowserError(
       "invalid_answer",
-      `the status answer listed ${listed} sessions instead of this one alone, ${READ_ATTEMPTS} times; none of them is provably this session, so its state is unknown and it stays as recorded`,
+      `${READ_ATTEMPTS} status answers for this id did not list it alone (the last: ${listed} entries, none provably this session); its state is unknown, so nothing is concluded from them (a refresh keeps the session as recorded)`,
       { operation: "read session status", vmId },
     );
   }
