@@ -110,9 +110,10 @@ export function classify(
   for (const everyMember of groups.values()) {
     const members = everyMember.filter((i) => i < rows.length);
     const endedMembers = everyMember.length - members.length;
+    // A collision among ended sessions only touches no live one: a month of history has many.
+    if (members.length === 0) continue;
     const vmIds = unique(everyMember.flatMap((i) => matches[i]!));
     if (everyMember.length > 1 || vmIds.length > 1) collisions++;
-    if (members.length === 0) continue;
     const holders = stacksOf(vmIds);
     // Recorded vmIds a read showed live hold a live session; those not read may be one of the ended entries
     // instead; those a read showed gone hold none.
@@ -170,20 +171,24 @@ export function classify(
 }
 
 /**
- * Recorded vmIds the list cannot settle: those that two or more listed sessions (live or ended) agree with,
- * and those that share an agreeing session with another recorded vmId.
+ * Recorded vmIds the list cannot settle: those agreeing with a live listed session and with another listed
+ * session too (live or ended), or sharing an agreeing live session with another recorded vmId. A recorded
+ * vmId that agrees only with ended sessions needs no read: it holds no live one, whichever it is.
  */
 export function ambiguousRecorded(sessions: ListedSession[], recorded: ReadonlyArray<{ vmId: string }>): string[] {
   const index = new MaskedIdIndex(recorded.map((r) => r.vmId));
-  const agreeing = new Map<string, number>();
-  const out = new Set<string>();
+  const agreeing = new Map<string, { entries: number; live: boolean; shared: boolean }>();
   for (const s of sessions) {
     const ids = index.candidates(s.maskedId);
-    for (const id of ids) agreeing.set(id, (agreeing.get(id) ?? 0) + 1);
-    if (ids.length > 1) ids.forEach((id) => out.add(id));
+    for (const id of ids) {
+      const a = agreeing.get(id) ?? { entries: 0, live: false, shared: false };
+      a.entries++;
+      a.live ||= isLive(s);
+      a.shared ||= ids.length > 1 && isLive(s);
+      agreeing.set(id, a);
+    }
   }
-  for (const [id, n] of agreeing) if (n > 1) out.add(id);
-  return [...out];
+  return [...agreeing].filter(([, a]) => a.live && (a.entries > 1 || a.shared)).map(([id]) => id);
 }
 
 /**

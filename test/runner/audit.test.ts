@@ -96,6 +96,10 @@ describe("the audit's matching", () => {
     // Read on its own and live: it is the listed live session.
     const live = classify(sessions, { recorded, pending: [], count: 3 }, names, { now: NOW, orphanMinutes: 30 }, new Map([["vm-aaaaaaaa1111", "live"]]));
     expect(live.rows[0]!.holding).toEqual({ kind: "held", stacks: ["o/p/pr-1"] });
+    // Agreeing with ended sessions only, a recorded vmId holds no live one whichever it is: no read, no collision.
+    const history = [listed("vm-aaaaaaaa1111", "Google Chrome", 100, "deleted"), listed("vm-cccccccc1111", "Google Chrome", 200, "deleted")];
+    expect(ambiguousRecorded(history, recorded)).toEqual([]);
+    expect(run(history, recorded).collisions).toBe(0);
   });
 
   it("counts a session in a state the spec does not name as holding a slot", () => {
