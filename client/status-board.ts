@@ -130,13 +130,13 @@ export class StatusBoard {
       return s;
     };
     const ids = [...new Set(batch.map((p) => p.vmId))];
-    const eligible = ids.filter((id) => now - seenOf(id).readAt < FROM_LIST_FOR_MS);
+    const eligible = new Set(ids.filter((id) => now - seenOf(id).readAt < FROM_LIST_FOR_MS));
     const found = new Map<string, SessionEntry[]>(ids.map((id) => [id, []]));
-    if (eligible.length) {
+    if (eligible.size) {
       // Newest first: past the oldest creation time of the sessions waiting, no entry can be one of them.
       // While one of them has no known creation time the whole list is looked at (its first list tick).
-      const created = eligible.map((id) => this.seen.get(id)!.created);
-      const oldest = created.every((c) => c !== undefined) ? Math.min(...created.map((c) => Date.parse(c!))) : -Infinity;
+      const created = [...eligible].map((id) => this.seen.get(id)!.created);
+      const oldest = created.reduce((min, c) => (c === undefined ? -Infinity : Math.min(min, Date.parse(c))), Infinity);
       // Every waiting id, not only those the list may answer: an entry that agrees with one past its bound
       // may be that one's, and then tells the others nothing.
       const index = new MaskedIdIndex(ids);
@@ -156,7 +156,7 @@ export class StatusBoard {
     const rest: Pending[] = [];
     for (const p of batch) {
       const list = found.get(p.vmId)!;
-      const entry = eligible.includes(p.vmId) && list.length === 1 ? list[0]! : undefined;
+      const entry = eligible.has(p.vmId) && list.length === 1 ? list[0]! : undefined;
       if (entry && entry.status === "starting") {
         this.counts.fromList++;
         this.seen.get(p.vmId)!.created ??= entry.created;
