@@ -25,6 +25,7 @@ import {
 import { RemoteBrowserError } from "./errors";
 import { Transport, TransportOptions } from "./transport";
 import { StatusBoard } from "./status-board";
+import { maskedIdMatches } from "./masked-id";
 import type { z } from "zod";
 
 export type ApiVersion = "v8" | "v7";
@@ -109,19 +110,39 @@ export class RemoteBrowserClient {
     return this.polls.look(vmId);
   }
 
+  /**
+   * The spec says the answer lists "only that session", but a service or a proxy that answers with the
+   * account's list (newest first, ids masked) would hand a refresh another session's state: a newer, ended
+   * one's `deleted` would drop this running session from the stack. So an entry is this session's only when
+   * it is the answer's one entry and its id agrees with `vmId` (masked-id.ts); an empty answer is the spec's
+   * "no such session". Any other answer is asked again, `READ_ATTEMPTS` times in all, and then fails -- a
+   * failed read keeps the session where it is recorded, which "gone" would not.
+   */
   private async readSession(vmId: string, o: { signal?: AbortSignal; priority?: "poll"; budgetTaken?: boolean }): Promise<SessionEntry | undefined> {
-    const answer = await this.transport.send({
-      ...o,
-      operation: "read session status",
-      method: "GET",
-      path: "vm/data",
-      query: { id: vmId },
-      auth: true,
-      idempotent: true,
-      vmId,
-      schema: sessionsAnswerSchema,
-    });
-    return answer.data[0];
+    let listed = 0;
+    for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+      const answer = await this.transport.send({
+        ...o,
+        // Only the first attempt may have had its turn in the budget already.
+        budgetTaken: attempt === 0 && o.budgetTaken,
+        operation: "read session status",
+        method: "GET",
+        path: "vm/data",
+        query: { id: vmId },
+        auth: true,
+        idempotent: true,
+        vmId,
+        schema: sessionsAnswerSchema,
+      });
+      const entry = provenEntry(answer.data, vmId);
+      if (entry !== NOT_PROVEN) return entry;
+      listed = answer.data.length;
+    }
+    throw new RemoteBrowserError(
+      "invalid_answer",
+      `${READ_ATTEMPTS} status answers for this id did not list it alone (the last: ${listed} entries, none provably this session); its state is unknown, so nothing is concluded from them (a refresh keeps the session as recorded)`,
+      { operation: "read session status", vmId },
+    );
   }
 
   /** The account's sessions of the last month, newest first (ids partly masked by the service). */
@@ -181,6 +202,21 @@ export class RemoteBrowserClient {
       signal,
     });
   }
+}
+
+/** How often a session's status is asked for before an answer that is not provably about it fails the read. */
+export const READ_ATTEMPTS = 3;
+
+const NOT_PROVEN = Symbol("not proven");
+
+/**
+ * The session's entry in a status answer asked for by its id: undefined for an empty answer (the service
+ * knows no such session), the entry when it is the only one and agrees with the id, NOT_PROVEN otherwise.
+ */
+function provenEntry(data: SessionEntry[], vmId: string): SessionEntry | undefined | typeof NOT_PROVEN {
+  if (data.length === 0) return undefined;
+  const only = data.length === 1 ? data[0]! : undefined;
+  return only && (only.id === vmId || maskedIdMatches(only.id, vmId)) ? only : NOT_PROVEN;
 }
 
 /** Version 7: create, account and quota only; it has no status, end or image operations. */

@@ -18,3 +18,15 @@ export const SESSION_STATES = ["starting", "running", "error", "stopping", "susp
 export type SessionState = (typeof SESSION_STATES)[number];
 /** States in which a session has ended for good. */
 export const ENDED_STATES: readonly SessionState[] = ["stopping", "suspended", "deleted"];
+
+/**
+ * A session's state as a service may report it: one the spec names, or one it does not (the spec lists the
+ * states but does not promise there are no others). An unnamed state is taken for neither running nor ended:
+ * a wait goes on looking, refresh keeps the session, the audit counts it as holding a slot.
+ */
+export type SessionStatus = SessionState | (string & {});
+
+/** Whether the session has ended for good, or never started (`error`): refresh drops it, a wait stops. */
+export function hasEndedOrFailed(status: SessionStatus): boolean {
+  return status === "error" || (ENDED_STATES as readonly string[]).includes(status);
+}

@@ -78,3 +78,46 @@ function indexOfFrom(text: string, piece: string, from: number, compared: () => 
 export function isMasked(id: string): boolean {
   return [...id].some((c) => MASK.includes(c));
 }
+
+/**
+ * Known vmIds, indexed by their visible ends, so that a listed entry is compared only with the ids that
+ * share its last visible characters (or its first ones, when the mask runs to the end) instead of with
+ * every id: a list of N entries against W ids then costs about N lookups, not N × W matches. Each length
+ * of visible end the entries show builds its index once.
+ */
+export class MaskedIdIndex {
+  private readonly whole: Set<string>;
+  private readonly byEnd = new Map<string, Map<string, string[]>>();
+
+  constructor(ids: Iterable<string>) {
+    this.whole = new Set(ids);
+  }
+
+  /** The ids that `masked` may stand for (maskedIdMatches), each once. */
+  candidates(masked: string): string[] {
+    const pieces = visiblePieces(masked);
+    if (pieces.length === 1) return this.whole.has(masked) ? [masked] : [];
+    const first = pieces[0]!;
+    const last = pieces[pieces.length - 1]!;
+    const near = last ? this.sharing("end", last) : first ? this.sharing("start", first) : [...this.whole];
+    return near.filter((id) => maskedIdMatches(masked, id));
+  }
+
+  private sharing(side: "start" | "end", visible: string): string[] {
+    const n = visible.length;
+    const key = `${side}:${n}`;
+    let index = this.byEnd.get(key);
+    if (!index) {
+      index = new Map();
+      for (const id of this.whole) {
+        const end = side === "end" ? id.slice(-n) : id.slice(0, n);
+        if (id.length < n) continue;
+        const list = index.get(end);
+        if (list) list.push(id);
+        else index.set(end, [id]);
+      }
+      this.byEnd.set(key, index);
+    }
+    return index.get(visible) ?? [];
+  }
+}

@@ -7,8 +7,9 @@ import { z } from "zod";
  */
 
 import { LIMITS, LOCALES, SESSION_STATES } from "./limits";
-export { ENDED_STATES, LIMITS, LOCALES, SESSION_STATES } from "./limits";
-export type { Locale, SessionState } from "./limits";
+import type { SessionStatus } from "./limits";
+export { ENDED_STATES, LIMITS, LOCALES, SESSION_STATES, hasEndedOrFailed } from "./limits";
+export type { Locale, SessionState, SessionStatus } from "./limits";
 
 // ---- answers: the common envelope ----
 
@@ -100,7 +101,9 @@ export type CreateAnswer = z.infer<typeof createAnswerSchema>;
 
 export const sessionEntrySchema = z.object({
   id: z.string(),
-  status: z.enum(SESSION_STATES),
+  // A state the spec does not name is kept as given (limits.ts: SessionStatus), not refused: refusing the
+  // whole answer would fail a refresh or a wait over a word the provider can treat with care.
+  status: z.union([z.enum(SESSION_STATES), z.string().min(1)]) as z.ZodType<SessionStatus>,
   name: z.string(),
   created: z.string(),
   location_applied: z.boolean().optional(),

@@ -1,4 +1,4 @@
-import { ENDED_STATES } from "../client";
+import { hasEndedOrFailed } from "../client";
 import type { ApiVersion } from "../client";
 import type { ProviderContext } from "./context";
 import { ImportError } from "./errors";
@@ -57,7 +57,7 @@ export async function sessionToTakeOver(ctx: ProviderContext, vmId: string, brow
       { vmId },
     );
   }
-  if (entry.status === "error" || ENDED_STATES.includes(entry.status)) {
+  if (hasEndedOrFailed(entry.status)) {
     throw new ImportError(`${doing}: the session has ended (state "${entry.status}"), so there is nothing to take into the stack`, { vmId });
   }
   const image = (await ctx.images()).images.find((i) => i.name === entry.name);

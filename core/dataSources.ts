@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SESSION_STATES, isCreditMeter } from "../client";
-import type { ApiVersion, ImagesAnswer, Pool, RemoteBrowserClient, SessionEntry, SessionState, UsageMeter, V7QuotaAnswer } from "../client";
+import type { ApiVersion, ImagesAnswer, Pool, RemoteBrowserClient, SessionEntry, SessionStatus, UsageMeter, V7QuotaAnswer } from "../client";
 
 /**
  * The data sources' answers, shaped once for both front doors: the TypeScript functions of the SDK
@@ -82,7 +82,7 @@ export interface GetUsageResult extends UsageMeterFields {
  */
 export interface ListedSession {
   maskedId: string;
-  status: SessionState;
+  status: SessionStatus;
   browserName: string;
   created: string;
   /** Present while the session's requested location is recorded; false when no free exit was there. */
@@ -117,7 +117,7 @@ export async function sessionsResult(client: RemoteBrowserClient, args: GetSessi
   const minute = 60_000;
   const keep = (e: SessionEntry): boolean => {
     const age = now - Date.parse(e.created);
-    if (args.states && !args.states.includes(e.status)) return false;
+    if (args.states && !(args.states as readonly string[]).includes(e.status)) return false;
     if (args.minAgeMinutes !== undefined && age < args.minAgeMinutes * minute) return false;
     if (args.maxAgeMinutes !== undefined && age > args.maxAgeMinutes * minute) return false;
     return true;

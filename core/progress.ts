@@ -1,4 +1,4 @@
-import type { SessionState } from "../client";
+import type { SessionStatus } from "../client";
 import type { Reporter } from "./report";
 
 /**
@@ -10,7 +10,7 @@ export interface WaitProgress {
   /** Time since the wait began. */
   waitedMs: number;
   /** The state at the last look; undefined before the first. */
-  state?: SessionState;
+  state?: SessionStatus;
   /** The last report: the wait is over, in `state`. */
   done?: boolean;
 }

@@ -1,4 +1,4 @@
-import { ENDED_STATES } from "../client";
+import { hasEndedOrFailed } from "../client";
 import { sessionToTakeOver } from "./adopt";
 import type { ProviderContext } from "./context";
 import { ImportError } from "./errors";
@@ -31,7 +31,7 @@ export async function readV8(ctx: ProviderContext, { id, props }: ReadSessionReq
   const { proven, record } = assertSameOwner(id, props.owner, await ctx.identity(), "refreshing");
   const entry = await ctx.api().session(id);
   if (!entry && !proven) throw unprovenOwner(id, props.owner, "refreshing");
-  if (!entry || entry.status === "error" || ENDED_STATES.includes(entry.status)) return {};
+  if (!entry || hasEndedOrFailed(entry.status)) return {};
   // The service shows the session to this account, so it is this account's: a session recorded without a
   // fingerprint, or with the legacy one, records the current kind now (the one refresh after the upgrade
   // shows this as a change of the session's outputs; later ones show none).

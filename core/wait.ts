@@ -1,4 +1,5 @@
-import type { RemoteBrowserClient, SessionEntry, SessionState } from "../client";
+import { hasEndedOrFailed } from "../client";
+import type { RemoteBrowserClient, SessionEntry, SessionStatus } from "../client";
 import { WaitProgress, sleepTelling, throttled } from "./progress";
 
 /**
@@ -41,7 +42,7 @@ export type WaitOutcome =
   | { kind: "failed"; entry: SessionEntry; polls: number } // state error: it could not start
   | { kind: "ended"; entry: SessionEntry; polls: number } // ended by someone else while starting
   | { kind: "unknown"; polls: number } // the service knows no such session
-  | { kind: "timeout"; last?: SessionState; polls: number }
+  | { kind: "timeout"; last?: SessionStatus; polls: number }
   | { kind: "engine-gone"; polls: number }
   | { kind: "cancelled"; polls: number };
 
@@ -88,7 +89,7 @@ async function poll(opts: WaitOptions, now: () => number, start: number): Promis
   const schedule = opts.schedule ?? DEFAULT_POLL_SCHEDULE;
   const sleep = opts.sleep ?? realSleep;
   let polls = 0;
-  let last: SessionState | undefined;
+  let last: SessionStatus | undefined;
   let first = true;
   const report = throttled(opts.onProgress, now, start);
   const tell = () => report({ waitedMs: now() - start, state: last });
@@ -109,7 +110,8 @@ async function poll(opts: WaitOptions, now: () => number, start: number): Promis
     last = entry.status;
     if (entry.status === "running") return { kind: "running", entry, polls };
     if (entry.status === "error") return { kind: "failed", entry, polls };
-    if (entry.status !== "starting") return { kind: "ended", entry, polls };
+    // A state the spec does not name is not taken for an end: the session may still become running.
+    if (hasEndedOrFailed(entry.status)) return { kind: "ended", entry, polls };
     if (now() - start >= opts.timeoutMs) return { kind: "timeout", last, polls };
     tell();
   }

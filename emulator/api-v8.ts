@@ -71,14 +71,15 @@ export function maskId(vmId: string): string {
   return VM_ID_PREFIX + "*".repeat(hidden) + vmId.slice(-4);
 }
 
-function statusEntry(s: Session): JsonObject {
-  const entry: JsonObject = { id: maskId(s.vmId), status: s.status, name: s.browserName, created: new Date(s.created).toISOString() };
+function statusEntry(s: Session, state: EmulatorState): JsonObject {
+  const status = state.latitude ? state.latitude.shownState(s.status, s.created) : s.status;
+  const entry: JsonObject = { id: maskId(s.vmId), status, name: s.browserName, created: new Date(s.created).toISOString() };
   // Location fields appear only when a location was asked for (the API: "present until the location is changed").
   if (s.locationRequested) {
     entry.location_applied = s.locationApplied;
     if (!s.locationApplied) entry.location_reason = "unavailable";
   }
-  return entry;
+  return state.latitude ? state.latitude.entry(entry) : entry;
 }
 
 function oneMonthBefore(now: number): number {
@@ -89,18 +90,22 @@ function oneMonthBefore(now: number): number {
 
 export function data({ state, account, query }: ApiContext): Reply {
   const id = query.get("id");
+  const month = () => {
+    const since = oneMonthBefore(Date.now());
+    return state.sessions
+      .ofAccount(account.id)
+      .filter((s) => s.created >= since)
+      .sort((a, b) => b.created - a.created || b.seq - a.seq);
+  };
   if (id !== null) {
+    // The latitude profile's cache that ignores the query: the whole list, current (not lagging or capped).
+    if (state.latitude?.answerWithList(id)) return answers.ok({ data: month().map((s) => statusEntry(s, state)) });
     const session = state.sessions.get(id);
-    const mine = session && session.accountId === account.id ? [statusEntry(session)] : [];
+    const mine = session && session.accountId === account.id ? [statusEntry(session, state)] : [];
     return { ...answers.ok({ data: mine }), ...(mine.length ? { vmId: id } : {}) };
   }
-  const since = oneMonthBefore(Date.now());
-  const list = state.sessions
-    .ofAccount(account.id)
-    .filter((s) => s.created >= since)
-    .sort((a, b) => b.created - a.created || b.seq - a.seq)
-    .map(statusEntry);
-  return answers.ok({ data: list });
+  const listed = state.latitude ? state.latitude.shownInList(month()) : month();
+  return answers.ok({ data: listed.map((s) => statusEntry(s, state)) });
 }
 
 export function remove({ state, account, body }: ApiContext): Reply {

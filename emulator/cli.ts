@@ -5,6 +5,7 @@ import { isLoopbackHost } from "./origin-guard";
 
 const USAGE = `usage: emulator [--port P] [--api-key KEY] [--running-limit N] [--cycle-limit N|none]
                 [--prep-ms MS] [--prep-jitter-ms MS] [--rate-limit R] [--share-port Q] [--host H] [--seed N]
+                [--latitude]       (answers that take every freedom the spec leaves: emulator/latitude.ts)
                 [--allow-remote]   (needed for a non-loopback --host: serves other machines, control surface included)`;
 
 class UsageError extends Error {}
@@ -27,6 +28,10 @@ export function parseArgs(argv: readonly string[]): EmulatorOptions | "help" {
     if (arg === "--help" || arg === "-h") return "help";
     if (arg === "--allow-remote") {
       opts.allowRemote = true;
+      continue;
+    }
+    if (arg === "--latitude") {
+      opts.latitude = true;
       continue;
     }
     const eq = arg.indexOf("=");

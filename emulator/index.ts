@@ -9,6 +9,10 @@ import { createApiHandler, createViewerHandler } from "./server";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PREP_MS, DEFAULT_RESIDENTIAL_BYTES_PER_SECOND, DEFAULT_STOP_MS } from "./settings";
 import { EmulatorState } from "./state";
 import { DEFAULT_RESIDENTIAL_MB } from "./accounts";
+import { Latitude } from "./latitude";
+import type { LatitudeProfile } from "./latitude";
+export { DEFAULT_LATITUDE } from "./latitude";
+export type { LatitudeProfile } from "./latitude";
 
 export type { EmulatorControl, PreparationChange, SessionSeed, SessionView, SettingsChange, SettingsView } from "./control";
 export { EmulatorControlError } from "./control";
@@ -46,6 +50,11 @@ export interface EmulatorOptions {
   rateLimit?: number;
   /** Largest accepted request body. @default 65536 */
   maxBodyBytes?: number;
+  /**
+   * The latitude profile (latitude.ts): answers that take every freedom the spec leaves, for testing the
+   * provider against a service less literal than this emulator. `true` takes its defaults. @default false
+   */
+  latitude?: boolean | Partial<LatitudeProfile>;
   /** Makes jitter, session ids and the generated key repeatable. Share link ids stay random. */
   seed?: number;
 }
@@ -132,6 +141,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     },
     random,
   );
+  if (opts.latitude) state.latitude = new Latitude(opts.latitude === true ? {} : opts.latitude);
   const control = createControl(state);
 
   const apiHandler = createApiHandler(state, control);

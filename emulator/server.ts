@@ -62,7 +62,8 @@ interface Outcome {
   fault?: string;
 }
 
-function send(res: ServerResponse, reply: Reply): Outcome {
+function send(res: ServerResponse, reply: Reply, state?: EmulatorState, req?: IncomingMessage): Outcome {
+  if (state?.latitude && req) reply = state.latitude.reshape(reply, bearerToken(req));
   sendJson(res, reply.httpStatus, reply.raw ?? reply.body, reply.headers);
   const status = typeof reply.body.status === "string" ? reply.body.status : null;
   return { httpStatus: reply.httpStatus, status, ...(reply.vmId ? { vmId: reply.vmId } : {}) };
@@ -96,7 +97,7 @@ export function createApiHandler(state: EmulatorState, control: EmulatorControl)
       if (fault.kind === "delay_before") await delay(fault.delayMs, state.pendingDelays);
       else {
         if (fault.kind === "rate_limited") state.books.countRateLimited();
-        return { ...send(res, injected(fault)), ...faultTag };
+        return { ...send(res, injected(fault), state, req), ...faultTag };
       }
     }
 
@@ -105,7 +106,7 @@ export function createApiHandler(state: EmulatorState, control: EmulatorControl)
     if (fault?.kind === "reset_after") return { ...dropConnection(req), ...faultTag, ...(reply.vmId ? { vmId: reply.vmId } : {}) };
     if (fault?.kind === "delay") await delay(fault.delayMs, state.pendingDelays);
     if (req.socket.destroyed) return { httpStatus: 0, status: null, ...faultTag };
-    return { ...send(res, reply), ...faultTag };
+    return { ...send(res, reply, state, req), ...faultTag };
   };
 
   const answer = async (req: IncomingMessage, route: Route, query: URLSearchParams): Promise<Reply> => {

@@ -10,6 +10,7 @@ import { RateLimiter } from "./rate-limit";
 import type { Session } from "./sessions";
 import { Sessions } from "./sessions";
 import type { Settings } from "./settings";
+import type { Latitude } from "./latitude";
 import { isActive } from "./types";
 
 /** Everything the emulator knows; the API, viewer and control surface all work on one instance. */
@@ -24,6 +25,8 @@ export class EmulatorState {
   /** Timers of delayed answers, cleared on close. */
   readonly pendingDelays = new Set<NodeJS.Timeout>();
   shareBase = "";
+  /** The latitude profile (latitude.ts), when the emulator was started with it. */
+  latitude?: Latitude;
   private readonly initialSettings: Settings;
   private readonly initialDefaultLimits: { runningLimit: number; cycleLimit: number | null };
 
@@ -78,6 +81,7 @@ export class EmulatorState {
     this.books.reset();
     this.faults.clear();
     this.rateLimiter.clear();
+    this.latitude?.clear();
     Object.assign(this.settings, this.initialSettings);
     this.exits.restoreCapacity();
     this.accounts.setLimits(this.defaultAccount, this.initialDefaultLimits);

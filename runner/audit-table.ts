@@ -80,6 +80,8 @@ export function formatReport(
     backend?: BackendShown;
     orphanMinutes: number;
     calls: number;
+    /** Of the calls, reads of recorded sessions on their own. */
+    reads?: number;
     /** The stacks the runner made (tagged RUNNER_STACK_TAG): their pending creates get the runner's commands too. */
     runnerStacks?: ReadonlySet<string>;
     /** Stacks whose state could not be read. */
@@ -99,12 +101,13 @@ export function formatReport(
       "",
     );
   }
+  const reads = opts.reads ?? 0;
   const unclear = report.unclear ? `   unclear: ${report.unclear} (at least ${report.unclearHeldByNone} of them held by none)` : "";
   out.push(
     `running in the account: ${report.live}   held by a stack: ${report.held}   pending in a stack: ${report.pending}   ` +
       `held by none: ${report.heldByNone}${unclear}   masked-id collisions: ${report.collisions}`,
     `held by none and older than ${opts.orphanMinutes} min: ${report.heldByNoneTooOld}${report.unclear ? " (at least)" : ""}`,
-    `service calls: ${opts.calls} (one list of the account's sessions${opts.calls > 1 ? ", one image list to name pending creates' browsers" : ""})`,
+    `service calls: ${opts.calls} (one list of the account's sessions${reads ? `, ${reads} read${reads > 1 ? "s" : ""} of recorded sessions the list could not tell apart` : ""}${opts.calls - 1 - reads > 0 ? ", one image list to name pending creates' browsers" : ""})`,
   );
   if (opts.unreadable?.length) {
     out.push("", `Stacks that could not be read (${opts.unreadable.length}): what they record is not counted, so a session one of them holds shows as held by none.`);

@@ -1,4 +1,4 @@
-import { maskedIdMatches } from "../client";
+import { MaskedIdIndex, hasEndedOrFailed } from "../client";
 import type { RemoteBrowserClient } from "../client";
 import { listedSession } from "../core/dataSources";
 import type { ListedSession } from "../core/dataSources";
@@ -10,6 +10,11 @@ import type { PendingCreate, StackSessions } from "./audit-stacks";
  * character agrees, and a pending create (whose id nobody recorded) only by its browser. Where the
  * matching cannot tell sessions apart, the audit says so and counts the least number that must be held by
  * none. It ends nothing and never replays a create: a key the service does not know starts a new session.
+ *
+ * Ended sessions take part in the matching too: a recorded vmId whose session has ended may agree with a live
+ * session no stack holds, and counting only live entries would then call that orphan held. Where the list
+ * cannot tell, the recorded vmIds concerned are read on their own (`readAccount`): one read said to have
+ * ended cannot hold a live session.
  */
 
 /** Who holds a live session. */
@@ -49,7 +54,11 @@ export interface AuditReport {
   stacks: number;
 }
 
-const LIVE = new Set(["starting", "running"]);
+/** What a read of a recorded vmId on its own said: it holds a slot, or it does not (ended, failed, unknown). */
+export type RecordedState = "live" | "gone";
+
+/** A state the spec does not name counts as holding a slot: an orphan is worse missed than over-counted. */
+const isLive = (s: ListedSession) => !hasEndedOrFailed(s.status);
 
 function unique<T>(xs: T[]): T[] {
   return [...new Set(xs)];
@@ -65,8 +74,11 @@ export function classify(
   stacks: StackSessions & { count: number },
   browserNames: Map<string, string>,
   opts: { now: number; orphanMinutes: number },
+  /** Recorded vmIds read on their own, where the list could not tell (readAccount). */
+  recordedStates: ReadonlyMap<string, RecordedState> = new Map(),
 ): AuditReport {
-  const live = sessions.filter((s) => LIVE.has(s.status));
+  const live = sessions.filter(isLive);
+  const ended = sessions.filter((s) => !isLive(s));
   const age = (s: ListedSession) => Math.max(0, (opts.now - Date.parse(s.created)) / 60_000);
   const rows: AuditRow[] = live.map((session) => ({ session, ageMinutes: age(session), holding: { kind: "none" } }));
   let heldByNone = 0;
@@ -75,10 +87,12 @@ export function classify(
   let collisions = 0;
   const tooOld = (r: AuditRow) => r.ageMinutes > opts.orphanMinutes;
 
-  // Sessions and the recorded vmIds their masked ids agree with, grouped so that no vmId is shared across
-  // groups (a union of every pair that agrees).
-  const matches = rows.map((r) => unique(stacks.recorded.filter((rec) => maskedIdMatches(r.session.maskedId, rec.vmId)).map((rec) => rec.vmId)));
-  const group = rows.map((_, i) => i);
+  // Sessions, live ones first and then ended ones, and the recorded vmIds their masked ids agree with, grouped
+  // so that no vmId is shared across groups (a union of every pair that agrees).
+  const index = new MaskedIdIndex(stacks.recorded.map((r) => r.vmId));
+  const matchesOf = (s: ListedSession) => index.candidates(s.maskedId);
+  const matches = [...rows.map((r) => matchesOf(r.session)), ...ended.map(matchesOf)];
+  const group = matches.map((_, i) => i);
   const root = (i: number): number => (group[i] === i ? i : (group[i] = root(group[i]!)));
   const firstWith = new Map<string, number>();
   matches.forEach((ids, i) => {
@@ -89,21 +103,35 @@ export function classify(
     }
   });
   const groups = new Map<number, number[]>();
-  rows.forEach((_, i) => {
-    if (matches[i]!.length) groups.set(root(i), [...(groups.get(root(i)) ?? []), i]);
+  matches.forEach((ids, i) => {
+    if (ids.length) groups.set(root(i), [...(groups.get(root(i)) ?? []), i]);
   });
   const stacksOf = (vmIds: string[]) => unique(stacks.recorded.filter((r) => vmIds.includes(r.vmId)).map((r) => r.stack)).sort();
-  for (const members of groups.values()) {
-    const vmIds = unique(members.flatMap((i) => matches[i]!));
+  for (const everyMember of groups.values()) {
+    const members = everyMember.filter((i) => i < rows.length);
+    const endedMembers = everyMember.length - members.length;
+    // A collision among ended sessions only touches no live one: a month of history has many.
+    if (members.length === 0) continue;
+    const vmIds = unique(everyMember.flatMap((i) => matches[i]!));
+    if (everyMember.length > 1 || vmIds.length > 1) collisions++;
     const holders = stacksOf(vmIds);
-    if (members.length > 1 || vmIds.length > 1) collisions++;
-    if (members.length <= vmIds.length) {
+    // Recorded vmIds a read showed live hold a live session; those not read may be one of the ended entries
+    // instead; those a read showed gone hold none.
+    const liveRead = vmIds.filter((id) => recordedStates.get(id) === "live").length;
+    const notRead = vmIds.filter((id) => recordedStates.get(id) === undefined).length;
+    const surelyHolding = liveRead + Math.max(0, notRead - endedMembers);
+    const mayHold = liveRead + notRead;
+    if (mayHold === 0) {
+      for (const i of members) rows[i]!.holding = { kind: "none" };
+      heldByNone += members.length;
+      heldByNoneTooOld += members.filter((i) => tooOld(rows[i]!)).length;
+    } else if (members.length <= surelyHolding) {
       for (const i of members) rows[i]!.holding = { kind: "held", stacks: stacksOf(matches[i]!) };
-      continue;
+    } else {
+      for (const i of members) rows[i]!.holding = { kind: "unclear", stacks: holders, via: "recorded" };
+      unclearHeldByNone += Math.max(0, members.length - mayHold);
+      heldByNoneTooOld += Math.max(0, members.filter((i) => tooOld(rows[i]!)).length - mayHold);
     }
-    for (const i of members) rows[i]!.holding = { kind: "unclear", stacks: holders, via: "recorded" };
-    unclearHeldByNone += members.length - vmIds.length;
-    heldByNoneTooOld += Math.max(0, members.filter((i) => tooOld(rows[i]!)).length - vmIds.length);
   }
 
   // The rest: a pending create of the same browser may have started it (its id was never recorded).
@@ -143,15 +171,47 @@ export function classify(
 }
 
 /**
- * The account's side of the audit: one list call, and one image call (no key) only when a pending create
- * names a browser id that has to be set against the list's display names.
+ * Recorded vmIds the list cannot settle: those agreeing with a live listed session and with another listed
+ * session too (live or ended), or sharing an agreeing live session with another recorded vmId. A recorded
+ * vmId that agrees only with ended sessions needs no read: it holds no live one, whichever it is.
+ */
+export function ambiguousRecorded(sessions: ListedSession[], recorded: ReadonlyArray<{ vmId: string }>): string[] {
+  const index = new MaskedIdIndex(recorded.map((r) => r.vmId));
+  const agreeing = new Map<string, { entries: number; live: boolean; shared: boolean }>();
+  for (const s of sessions) {
+    const ids = index.candidates(s.maskedId);
+    for (const id of ids) {
+      const a = agreeing.get(id) ?? { entries: 0, live: false, shared: false };
+      a.entries++;
+      a.live ||= isLive(s);
+      a.shared ||= ids.length > 1 && isLive(s);
+      agreeing.set(id, a);
+    }
+  }
+  return [...agreeing].filter(([, a]) => a.live && (a.entries > 1 || a.shared)).map(([id]) => id);
+}
+
+/**
+ * The account's side of the audit: one list call; one read of each recorded vmId the list cannot settle
+ * (ambiguousRecorded: rare, a masked-id collision); and one image call (no key) only when a pending create
+ * names a browser id that has to be set against the list's display names. A read that fails leaves its vmId
+ * unsettled, which the report counts as unclear.
  */
 export async function readAccount(
   client: RemoteBrowserClient,
   pending: PendingCreate[],
-): Promise<{ sessions: ListedSession[]; browserNames: Map<string, string>; calls: number }> {
+  recorded: ReadonlyArray<{ vmId: string }> = [],
+): Promise<{ sessions: ListedSession[]; browserNames: Map<string, string>; recordedStates: Map<string, RecordedState>; calls: number; reads: number }> {
   const sessions = (await client.sessions()).map(listedSession);
-  if (!pending.some((p) => p.browser !== undefined)) return { sessions, browserNames: new Map(), calls: 1 };
+  let calls = 1;
+  const recordedStates = new Map<string, RecordedState>();
+  for (const vmId of ambiguousRecorded(sessions, recorded)) {
+    calls++;
+    const entry = await client.session(vmId).catch(() => null);
+    if (entry !== null) recordedStates.set(vmId, entry && !hasEndedOrFailed(entry.status) ? "live" : "gone");
+  }
+  const reads = calls - 1;
+  if (!pending.some((p) => p.browser !== undefined)) return { sessions, browserNames: new Map(), recordedStates, calls, reads };
   const images = await client.images();
-  return { sessions, browserNames: new Map(images.images.map((i) => [i.id, i.name])), calls: 2 };
+  return { sessions, browserNames: new Map(images.images.map((i) => [i.id, i.name])), recordedStates, calls: calls + 1, reads };
 }

@@ -4,6 +4,7 @@
 #   npm run bench -- --quick | --only overhead|scale|memory|ratelimit | --candidate min,growth,max | --help
 #   npm run bench -- wave [--stacks 12] [--limit 4]   many pull-request stacks at once (bench/wave.ts)
 #   npm run bench -- audit [--stacks 20] [--sessions 200]   the account audit at scale (bench/audit.ts)
+#   npm run bench -- status-board [--listed 60000] [--waiting 400]   one shared poll tick's cost (bench/status-board.ts)
 #   npm run bench -- release [--release DIR] [--runs 7] [--stacks 8]   archive sizes, plugin start and memory
 #                                              beside a Go plugin (needs Go) and Node.js's floor (bench/release.ts)
 set -euo pipefail
@@ -20,6 +21,9 @@ if [ "${1:-}" = wave ]; then
 elif [ "${1:-}" = audit ]; then
   shift
   node dist/bench/audit.js "$@"
+elif [ "${1:-}" = status-board ]; then
+  shift
+  node dist/bench/status-board.js "$@"
 elif [ "${1:-}" = release ]; then
   shift
   node dist/bench/release.js "$@"

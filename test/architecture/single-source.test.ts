@@ -82,7 +82,9 @@ describe("the TypeScript SDK's hand-written declarations agree with the tables",
       if (nonNull.flags & ts.TypeFlags.NumberLike) return "number";
       if (nonNull.flags & ts.TypeFlags.BooleanLike) return "boolean";
       if (checker.isArrayType(nonNull)) return `array of ${kindOf(checker.getTypeArguments(nonNull as ts.TypeReference)[0]!)}`;
-      if (nonNull.isUnion() && nonNull.types.every((u) => u.flags & ts.TypeFlags.StringLiteral)) return "string";
+      // Named strings, and named strings open to others (`"a" | "b" | (string & {})`, as SessionStatus).
+      const stringish = (u: ts.Type) => u.flags & ts.TypeFlags.StringLiteral || (u.isIntersection() && u.types.some((x) => x.flags & ts.TypeFlags.String));
+      if (nonNull.isUnion() && nonNull.types.every(stringish)) return "string";
       return `ref ${nonNull.aliasSymbol?.getName() ?? nonNull.getSymbol()?.getName()}`;
     };
     const schemaKind = (p: { type?: string; $ref?: string; items?: { type?: string; $ref?: string } }): string =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isMasked, matchMaskedId, maskedIdMatches } from "../../client";
+import { MaskedIdIndex, isMasked, matchMaskedId, maskedIdMatches } from "../../client";
 
 describe("masked ids", () => {
   it("match a vmId when every visible character agrees, whatever the hidden ones are", () => {
@@ -62,5 +62,14 @@ describe("masked ids", () => {
   it("count as masked only ids with a mask character", () => {
     expect(isMasked("vm-****a1b2")).toBe(true);
     expect(isMasked("vm-0123a1b2")).toBe(false);
+  });
+
+  it("are indexed by their visible ends: the index names exactly the ids that every match would", () => {
+    const ids = ["vm-aaaa0001", "vm-bbbb0001", "vm-cccc0002", "xm-aaaa0001", "vm-a1", "vm-aaaa0001"];
+    const index = new MaskedIdIndex(ids);
+    const masks = ["vm-****0001", "vm-*0001", "vm-****", "****0001", "vm-*a*01", "*", "vm-aaaa0001", "vm-aaaa0002", "vm-*1", "vm-****000"];
+    for (const masked of masks) {
+      expect(index.candidates(masked).sort(), masked).toEqual([...new Set(ids.filter((id) => maskedIdMatches(masked, id)))].sort());
+    }
   });
 });

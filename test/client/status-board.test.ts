@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LIST_FROM, StatusBoard } from "../../client";
+import { FROM_LIST_FOR_MS, LIST_FROM, StatusBoard } from "../../client";
 import type { SessionEntry, StatusSource } from "../../client";
 
 /** Masks as the emulator does: the prefix and the last four characters stay visible. */
@@ -113,5 +113,71 @@ describe("StatusBoard", () => {
     await Promise.all([first, ...later]);
     expect(calls.lists).toBe(1);
     expect(calls.reads).toEqual([]);
+  });
+
+  it("answers a session whose own entry the list lacks from another's agreeing entry for the bound at most, then reads it, and never takes that entry's other fields", async () => {
+    // The list lags: vm-aaaaaaaa0001 (running already) is not listed; vm-bbbbbbbb0001, another process's
+    // session with the same visible characters, is listed as starting with its location refused.
+    const mine = "vm-aaaaaaaa0001";
+    const others = ["vm-cccccccc0002", "vm-cccccccc0003"];
+    const impostor = { ...entry("vm-********0001", "starting"), location_applied: false, location_reason: "unavailable" } as SessionEntry;
+    const reads: string[] = [];
+    const s: StatusSource = {
+      turn: async () => {},
+      read: async (vmId) => (reads.push(vmId), entry(vmId, vmId === mine ? "running" : "starting")),
+      list: async () => [impostor, ...others.map((id) => entry(masked(id), "starting"))],
+    };
+    let t = 0;
+    const board = new StatusBoard(s, () => t);
+    const seen: (SessionEntry | undefined)[] = [];
+    for (; t <= FROM_LIST_FOR_MS + 1_000; t += 1_000) {
+      const [e] = await Promise.all([mine, ...others].map((id) => board.look(id)));
+      seen.push(e);
+      if (e?.status === "running") break;
+    }
+    expect(seen.slice(0, -1).every((e) => e?.status === "starting" && e.location_applied === undefined)).toBe(true);
+    expect(seen.at(-1)?.status).toBe("running");
+    expect(t).toBeGreaterThanOrEqual(FROM_LIST_FOR_MS);
+    expect(reads).toContain(mine);
+  });
+
+  it("once a read told a session's creation time, takes no listed entry created at another time", async () => {
+    const ids = ["vm-aaaaaaaa0001", "vm-aaaaaaaa0002", "vm-aaaaaaaa0003"];
+    const reads: string[] = [];
+    const s: StatusSource = {
+      turn: async () => {},
+      read: async (vmId) => (reads.push(vmId), entry(vmId, "starting")),
+      // vm-aaaaaaaa0001's own entry is missing; the agreeing one was created a second later.
+      list: async () => [
+        { ...entry("vm-********0001", "starting"), created: "2026-11-26T00:00:01.000Z" },
+        ...ids.slice(1).map((id) => entry(masked(id), "starting")),
+      ],
+    };
+    const board = new StatusBoard(s, () => 0);
+    await board.look(ids[0]); // read on its own (one waiting): its creation time is now known
+    reads.length = 0;
+    await Promise.all(ids.map((id) => board.look(id)));
+    expect(reads).toEqual([ids[0]]);
+    expect(board.counts.fromList).toBe(2);
+  });
+
+  it("stops looking at the list past the oldest waiting session's creation time", async () => {
+    const ids = ["vm-aaaaaaaa0001", "vm-aaaaaaaa0002", "vm-aaaaaaaa0003"];
+    const at = (sec: number) => `2026-11-26T00:00:${String(sec).padStart(2, "0")}.000Z`;
+    // Newest first: the three waiting sessions, then a month of older history.
+    const history = Array.from({ length: 1_000 }, (_, i) => ({ ...entry(`vm-********${String(5000 + i)}`, "deleted"), created: "2026-11-01T00:00:00.000Z" }));
+    const listed = [...ids.map((id, i) => ({ ...entry(masked(id), "starting"), created: at(30 - i) })), ...history];
+    const s: StatusSource = {
+      turn: async () => {},
+      read: async (vmId) => ({ ...entry(vmId, "starting"), created: at(30 - ids.indexOf(vmId)) }),
+      list: async () => listed,
+    };
+    const board = new StatusBoard(s, () => 0);
+    await Promise.all(ids.map((id) => board.look(id)));
+    const first = board.counts.scanned;
+    expect(first).toBe(listed.length); // creation times not known yet: the whole list
+    await Promise.all(ids.map((id) => board.look(id)));
+    expect(board.counts.scanned - first).toBe(ids.length);
+    expect(board.counts.fromList).toBe(2 * ids.length);
   });
 });

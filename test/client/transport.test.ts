@@ -172,10 +172,10 @@ describe("answers that do not match the API", () => {
   });
 
   it("names a nested field path", async () => {
-    const svc = await serve({ status: "ok", data: [{ id: "vm-1", status: "flying", name: "Chrome", created: "2025-01-01T00:00:00.000Z" }] });
+    const svc = await serve({ status: "ok", data: [{ id: "vm-1", status: "running", name: "Chrome", created: 20250101 }] });
     const err = await thrown(() => t.client({ baseUrl: svc.baseUrl }).session("vm-1"));
     expect(err).toMatchObject({ code: "invalid_answer", vmId: "vm-1" });
-    expect(err.message).toContain("data.0.status");
+    expect(err.message).toContain("data.0.created");
   });
 
   it("reports an answer without a status as invalid_answer", async () => {

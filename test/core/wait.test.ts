@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_POLL_SCHEDULE, PollSchedule, nextPollDelay } from "../../core/wait";
+import { DEFAULT_POLL_SCHEDULE, PollSchedule, nextPollDelay, waitForRunning } from "../../core/wait";
 import { modelPoint, modelSession } from "../../bench/model";
 import { CALLS_PER_SECOND_GOAL, overheadGoalMs, samplePrepTimes } from "../../bench/overhead";
 
@@ -64,5 +64,20 @@ describe("the default schedule, computed at the benchmark's preparation times", 
     const costs = { createMs: 0, pollMs: 0, timerMs: 0 };
     expect(modelSession(DEFAULT_POLL_SCHEDULE, 200, costs)).toEqual({ prepMs: 200, overheadMs: 25, statusCalls: 1, waitMs: 225 });
     expect(modelSession(DEFAULT_POLL_SCHEDULE, 226, costs)).toEqual({ prepMs: 226, overheadMs: 449, statusCalls: 2, waitMs: 675 });
+  });
+});
+
+describe("waitForRunning and a state the spec does not name", () => {
+  it("looks again at a session in a state the spec does not name, instead of taking it for an end", async () => {
+    const states = ["provisioning", "queued", "running"];
+    let t = 0;
+    const outcome = await waitForRunning({
+      client: { session: async (vmId) => ({ id: vmId, status: states.shift()!, name: "Google Chrome", created: "2026-11-26T00:00:00.000Z" }) },
+      vmId: "vm-aaaaaaaa0001",
+      timeoutMs: 60_000,
+      sleep: async (ms) => void (t += ms),
+      now: () => t,
+    });
+    expect(outcome).toMatchObject({ kind: "running", polls: 3 });
   });
 });

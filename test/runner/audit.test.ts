@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ListedSession } from "../../core/dataSources";
-import { classify } from "../../runner/audit";
+import { ambiguousRecorded, classify } from "../../runner/audit";
 import { auditMain } from "../../runner/audit-cli";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -78,6 +78,33 @@ describe("the audit's matching", () => {
     const r = run([listed("vm-aaaaaaaa1111", "Google Chrome", 5)], [rec("o/p/pr-1", "vm-aaaaaaaa1111"), rec("o/p/pr-2", "vm-aaaaaaaa1111")]);
     expect(r.rows[0]!.holding).toEqual({ kind: "held", stacks: ["o/p/pr-1", "o/p/pr-2"] });
     expect(r.collisions).toBe(0);
+  });
+
+  it("does not call a session no stack holds 'held' because a recorded vmId agrees with it whose own session has ended", () => {
+    // pr-1 recorded vm-aaaaaaaa1111, which has ended; vm-bbbbbbbb1111, started by hand an hour and a half ago, shows the same characters.
+    const sessions = [listed("vm-aaaaaaaa1111", "Google Chrome", 100, "deleted"), listed("vm-bbbbbbbb1111", "Google Chrome", 90)];
+    const recorded = [rec("o/p/pr-1", "vm-aaaaaaaa1111")];
+    // The list alone cannot tell which of the two the recorded vmId is: a collision, and unclear.
+    const unread = run(sessions, recorded);
+    expect(unread.rows[0]!.holding).toEqual({ kind: "unclear", stacks: ["o/p/pr-1"], via: "recorded" });
+    expect([unread.held, unread.collisions]).toEqual([0, 1]);
+    expect(ambiguousRecorded(sessions, recorded)).toEqual(["vm-aaaaaaaa1111"]);
+    // Read on its own, the recorded vmId has ended: the live session is held by none, and too old.
+    const read = classify(sessions, { recorded, pending: [], count: 3 }, names, { now: NOW, orphanMinutes: 30 }, new Map([["vm-aaaaaaaa1111", "gone"]]));
+    expect(read.rows[0]!.holding).toEqual({ kind: "none" });
+    expect([read.held, read.heldByNone, read.heldByNoneTooOld, read.collisions]).toEqual([0, 1, 1, 1]);
+    // Read on its own and live: it is the listed live session.
+    const live = classify(sessions, { recorded, pending: [], count: 3 }, names, { now: NOW, orphanMinutes: 30 }, new Map([["vm-aaaaaaaa1111", "live"]]));
+    expect(live.rows[0]!.holding).toEqual({ kind: "held", stacks: ["o/p/pr-1"] });
+    // Agreeing with ended sessions only, a recorded vmId holds no live one whichever it is: no read, no collision.
+    const history = [listed("vm-aaaaaaaa1111", "Google Chrome", 100, "deleted"), listed("vm-cccccccc1111", "Google Chrome", 200, "deleted")];
+    expect(ambiguousRecorded(history, recorded)).toEqual([]);
+    expect(run(history, recorded).collisions).toBe(0);
+  });
+
+  it("counts a session in a state the spec does not name as holding a slot", () => {
+    const r = run([listed("vm-aaaaaaaa1111", "Google Chrome", 90, "queued")], []);
+    expect([r.live, r.heldByNone]).toEqual([1, 1]);
   });
 });
 
