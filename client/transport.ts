@@ -154,6 +154,9 @@ export class Transport {
         if (call.signal?.aborted) throw call.signal.reason;
         throw new RemoteBrowserError("timeout", `no turn in the request budget within the ${this.deadlineMs} ms deadline`, ctx);
       }
+      // A call whose turn was taken by its caller (the status board's) still says when it went out, so
+      // that its refusal, like any other of one burst, lowers the rate once.
+      sentAt ??= this.budget.now();
       try {
         const answer = await this.attempt(call, url, signal, ctx);
         this.budget.succeeded();
@@ -163,7 +166,7 @@ export class Transport {
         if (call.signal?.aborted) throw call.signal.reason;
         failure = isRemoteBrowserError(err) ? err : unexpected(err, ctx);
       }
-      if (failure.rateLimited) this.budget.refused(sentAt);
+      if (failure.rateLimited) this.budget.refused(sentAt, failure.retryAfterMs);
       else if (failure.httpStatus !== undefined) this.budget.succeeded();
       if (deadline.aborted) throw deadlineError(this.deadlineMs, attempt, failure, ctx);
       const decision = retryDecision({
