@@ -98,7 +98,7 @@ export interface RunResult {
 
 /** Runs one engine action for an inline program and returns its outputs; throws with the engine's message. */
 export async function runProgram(opts: RunOptions): Promise<RunResult> {
-  refuseForeignProjectFile(opts.workDir);
+  refuseForeignProjectFile(opts.workDir, opts.projectName);
   fs.mkdirSync(opts.workDir, { recursive: true });
   linkThisPackage(opts.workDir);
   const stateDir = opts.stateDir ?? defaultStateDir(opts.workDir);

@@ -25,6 +25,8 @@ describe("a project file the runner did not write", () => {
     ["Pulumi.yaml", "name: js\nruntime: nodejs\nmain: src/\n"],
     ["Pulumi.yml", "name: js\nruntime: nodejs\n"],
     ["Pulumi.json", '{"name":"js","runtime":"nodejs"}'],
+    // A user's minimal Node.js project: the runner's own shape, another project's name.
+    ["Pulumi.yaml", "name: shop\nruntime: nodejs\n"],
   ];
   for (const [name, text] of others) {
     it(`is never overwritten, for any action, outputs included: ${name} ${JSON.stringify(text.slice(0, 30))}`, async () => {
@@ -39,11 +41,12 @@ describe("a project file the runner did not write", () => {
     });
   }
 
-  it("is told from the runner's own (a name and runtime: nodejs, nothing else)", () => {
-    expect(isRunnerProjectFile("name: e2e\nruntime: nodejs\n")).toBe(true);
-    expect(isRunnerProjectFile('name: "my project"\nruntime: nodejs\n')).toBe(true);
-    expect(isRunnerProjectFile(yamlProgram)).toBe(false);
-    expect(isRunnerProjectFile("name: e2e\nruntime: nodejs\nconfig:\n  a: b\n")).toBe(false);
-    expect(isRunnerProjectFile("runtime: nodejs\n")).toBe(false);
+  it("is told from the runner's own (the run's project name and runtime: nodejs, nothing else)", () => {
+    expect(isRunnerProjectFile("name: e2e\nruntime: nodejs\n", "e2e")).toBe(true);
+    expect(isRunnerProjectFile('name: "my project"\nruntime: nodejs\n', "my project")).toBe(true);
+    expect(isRunnerProjectFile("name: shop\nruntime: nodejs\n", "e2e")).toBe(false);
+    expect(isRunnerProjectFile(yamlProgram, "review")).toBe(false);
+    expect(isRunnerProjectFile("name: e2e\nruntime: nodejs\nconfig:\n  a: b\n", "e2e")).toBe(false);
+    expect(isRunnerProjectFile("runtime: nodejs\n", "e2e")).toBe(false);
   });
 });
