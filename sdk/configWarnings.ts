@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { CONFIG_FIELDS, CONFIG_NAMESPACE, ConfigError, ENV_BASE_URL, baseUrlHasCredentials, isSetting, secretSettingOf } from "../core/config";
+import { CONFIG_FIELDS, CONFIG_NAMESPACE, ConfigError, ENV_BASE_URL, baseUrlCredentials, isSetting, misspeltSettingOf, secretSettingOf } from "../core/config";
 
 /*
  * The credentials among the settings (SECRET_SETTINGS) are checked here, by the program: the dynamic
@@ -22,6 +22,12 @@ export function warnAboutPlainSecrets(): void {
   const all = pulumi.runtime.allConfig();
   for (const key of Object.keys(all).sort()) {
     const [namespace, ...rest] = key.split(":");
+    const meant = misspeltSettingOf(key);
+    if (namespace !== CONFIG_NAMESPACE && meant) {
+      // Another namespace to Pulumi: the provider never sees it, and a key there seems simply missing.
+      void pulumi.log.warn(`${key} is not read by the remote-browser provider, which reads ${meant}: set it under that name (and \`pulumi config rm ${key}\`)`);
+      continue;
+    }
     if (namespace !== CONFIG_NAMESPACE) continue;
     const name = rest.join(":");
     const credential = secretSettingOf(key);
@@ -40,17 +46,18 @@ export function warnAboutPlainSecrets(): void {
 }
 
 /**
- * A password in the service's address, refused before the program registers its first resource: the engine
+ * A password or key in the service's address, refused before the program registers its first resource: the engine
  * records the stack's whole config as the inputs of the program's default provider, so the password would be
  * in the state, its backups and every checkpoint of the history before the provider could refuse it. The
  * address is never repeated.
  */
 export function refuseCredentialsInBaseUrl(): void {
   const key = `${CONFIG_NAMESPACE}:baseUrl`;
-  const fromConfig = baseUrlHasCredentials(pulumi.runtime.getConfig(key));
-  if (!fromConfig && !baseUrlHasCredentials(process.env[ENV_BASE_URL])) return;
+  const fromConfig = baseUrlCredentials(pulumi.runtime.getConfig(key));
+  const credentials = fromConfig ?? baseUrlCredentials(process.env[ENV_BASE_URL]);
+  if (!credentials) return;
   throw new ConfigError(
-    `${fromConfig ? key : ENV_BASE_URL} carries a user name or password: the key goes in ${CONFIG_NAMESPACE}:apiKey (as a secret), ` +
+    `${fromConfig ? key : ENV_BASE_URL} carries ${credentials}: the key goes in ${CONFIG_NAMESPACE}:apiKey (as a secret), ` +
       `never in the address. Remove them from the URL${fromConfig ? ` (\`pulumi config set ${key} <address without them>\`)` : ""}, ` +
       "and change that password: it may already be in a config file or a log. Refused before this provider registered anything.",
     { property: "baseUrl" },

@@ -54,6 +54,16 @@ describe("credentials set as plain stack config", () => {
     expect(warnings).toEqual([expect.stringMatching(/^remote-browser:baseurl is not a setting of the remote-browser provider and is ignored \(its settings: apiKey, baseUrl/)]);
   });
 
+  it("warn of a misspelt namespace (remote_browser:, remotebrowser:), which Pulumi takes for another package's, naming the key the provider reads", async () => {
+    pulumi.runtime.setAllConfig({ "remote_browser:apiKey": "rb_test_typo", "remotebrowser:baseUrl": "https://api.example.com/v8", "other:apiKey": "1" }, ["remote_browser:apiKey"]);
+    await value(new BrowserSession("h", { browser: "chrome" }).urn);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^remote_browser:apiKey is not read by the remote-browser provider, which reads remote-browser:apiKey/),
+      expect.stringMatching(/^remotebrowser:baseUrl is not read by the remote-browser provider, which reads remote-browser:baseUrl/),
+    ]);
+    expect(warnings.join("\n")).not.toMatch(/rb_test_/);
+  });
+
   it("say nothing when the key is a secret or not in the config at all", async () => {
     pulumi.runtime.setAllConfig({ "remote-browser:apiKey": "rb_test_secret" }, ["remote-browser:apiKey"]);
     await value(new BrowserSession("d", { browser: "chrome" }).urn);
@@ -80,6 +90,12 @@ describe("a password in the service's address", () => {
     // Again at the next resource, not only the first.
     expect(() => new BrowserSession("again", { browser: "chrome" })).toThrow(/carries a user name or password/);
     await expect(getSessions()).rejects.toThrow(/carries a user name or password/);
+  });
+
+  it("is refused for a key in its query too, naming the parameter and not the value", async () => {
+    pulumi.runtime.setAllConfig({ "remote-browser:baseUrl": "https://api.example.com/v8?api_key=hunter2-key" }, []);
+    expect(() => new BrowserSession("with-query-key", { browser: "chrome" })).toThrow(/^remote-browser:baseUrl carries a credential in its query \(the parameter "api_key"\): /);
+    expect(() => new BrowserSession("with-query-key", { browser: "chrome" })).not.toThrow(/hunter2/);
   });
 
   it("names a project-level key as usually committed in the warning", async () => {
