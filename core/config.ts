@@ -102,6 +102,23 @@ export function misspeltSettingOf(key: string): string | undefined {
   return spelt ? undefined : `${CONFIG_NAMESPACE}:${setting}`;
 }
 
+/**
+ * The warning for a credential set as plain (non-secret) stack config, naming the command that fixes it and,
+ * for another spelling, the key to remove: one text for both fronts, the SDK's (which learns it from the
+ * program's runtime) and the plugin's (which reads it from the stack's config file).
+ */
+export function plainCredentialWarning(key: string): string {
+  const setting = secretSettingOf(key)!;
+  const meant = `${CONFIG_NAMESPACE}:${setting}`;
+  const rm =
+    key === meant ? "" : key === `${CONFIG_NAMESPACE}:config:${setting}` ? ` (and \`pulumi config rm ${key}\`: Pulumi reads it as ${meant})` : ` (and \`pulumi config rm ${key}\`: the provider ignores that spelling)`;
+  return (
+    `${key} is set as plain (non-secret) stack config, so it is stored in clear text in the stack's config file, Pulumi.<stack>.yaml ` +
+    `(or the project's Pulumi.yaml, which is usually committed), and in the stack's update history. Store it as a secret: ` +
+    `\`pulumi config set --secret ${meant}\`${rm} (it reads the value from standard input), or pass it in the environment instead.`
+  );
+}
+
 /** Whether `name` (without the namespace) is one of the provider's settings, by an own-property lookup. */
 export function isSetting(name: string): name is keyof typeof CONFIG_FIELDS {
   return Object.prototype.hasOwnProperty.call(CONFIG_FIELDS, name);

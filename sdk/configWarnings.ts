@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { CONFIG_FIELDS, CONFIG_NAMESPACE, ConfigError, ENV_BASE_URL, baseUrlCredentials, isSetting, misspeltSettingOf, secretSettingOf } from "../core/config";
+import { CONFIG_FIELDS, CONFIG_NAMESPACE, ConfigError, ENV_BASE_URL, baseUrlCredentials, isSetting, misspeltSettingOf, plainCredentialWarning, secretSettingOf } from "../core/config";
 
 /*
  * The credentials among the settings (SECRET_SETTINGS) are checked here, by the program: the dynamic
@@ -33,12 +33,7 @@ export function warnAboutPlainSecrets(): void {
     const credential = secretSettingOf(key);
     if (credential && !isSecret(key)) {
       // A misspelling is ignored by the provider, but its value sits in clear text all the same.
-      const fix = name === credential ? "" : ` (the setting is ${CONFIG_NAMESPACE}:${credential}; \`pulumi config rm ${key}\` removes this one)`;
-      void pulumi.log.warn(
-        `${key} is set as plain (non-secret) stack config, so it is stored in clear text in the stack's config file (or ` +
-          `the project's Pulumi.yaml, which is usually committed) and in the stack's state and history${fix}. Store it as a secret: \`pulumi config set --secret ${CONFIG_NAMESPACE}:${credential}\` (it reads the value from ` +
-          "standard input), or pass it in the environment instead.",
-      );
+      void pulumi.log.warn(plainCredentialWarning(key));
     } else if (!isSetting(name)) {
       void pulumi.log.warn(`${key} is not a setting of the remote-browser provider and is ignored (its settings: ${Object.keys(CONFIG_FIELDS).join(", ")})`);
     }
