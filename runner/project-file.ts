@@ -5,24 +5,30 @@ import * as path from "node:path";
  * The runner runs an inline program, and the Automation API writes the project file it needs into the work
  * folder (`name: <project>` and `runtime: nodejs`), over whatever is there. In the folder of a YAML, Python or
  * Go program -- where the audit sends users to settle a stack -- that would destroy the program. So the runner
- * writes the file only where there is none or where the one there is its own: nothing but those two keys, and
- * the very project name it would write. A user's minimal Node.js project (`name: shop`, `runtime: nodejs`)
- * has that shape too; written over with another name, the project would be renamed, and on a self-managed
- * backend (stacks kept per project) its stacks would no longer be found under it.
+ * writes the file only where there is none or where the one there is its own: nothing but those keys, and
+ * either the runner's mark (`description: <RUNNER_PROJECT_MARK>`, which it writes) or the very project name of
+ * the run (a file an earlier release wrote, without the mark). A user's minimal Node.js project (`name: shop`,
+ * `runtime: nodejs`) has the unmarked shape too; written over with another name, the project would be renamed,
+ * and on a self-managed backend (stacks kept per project) its stacks would no longer be found under it.
  */
 const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"];
 
+/** The description the runner gives the project files it writes: what tells them from a user's. */
+export const RUNNER_PROJECT_MARK = "written by pulumi-remote-browser-run for its inline program";
+
 /**
- * Whether a project file's text is one the runner wrote for `projectName`: `name: <projectName>` and
- * `runtime: nodejs`, nothing else.
+ * Whether a project file's text is one the runner wrote, to be written again for `projectName`: `name:` and
+ * `runtime: nodejs`, and either the runner's mark as its `description:` or `projectName` as its name; nothing else.
  */
 export function isRunnerProjectFile(text: string, projectName: string): boolean {
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
-  const keys = lines.map((l) => /^(name|runtime):\s*(.*?)\s*$/.exec(l));
+  const keys = lines.map((l) => /^(name|runtime|description):\s*(.*?)\s*$/.exec(l));
   if (keys.some((k) => !k)) return false;
-  const runtime = keys.filter((k) => k![1] === "runtime");
-  const name = keys.filter((k) => k![1] === "name");
-  return name.length === 1 && runtime.length === 1 && /^(["']?)nodejs\1$/.test(runtime[0]![2]!) && unquoted(name[0]![2]!) === projectName;
+  const values = (key: string) => keys.filter((k) => k![1] === key).map((k) => unquoted(k![2]!));
+  const [name, runtime, description] = [values("name"), values("runtime"), values("description")];
+  if (name.length !== 1 || runtime.length !== 1 || runtime[0] !== "nodejs" || description.length > 1) return false;
+  if (description.length === 1) return description[0] === RUNNER_PROJECT_MARK;
+  return name[0] === projectName;
 }
 
 function unquoted(value: string): string {

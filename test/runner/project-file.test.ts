@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ForeignProjectError, runProgram } from "../../runner";
-import { isRunnerProjectFile } from "../../runner/project-file";
+import { RUNNER_PROJECT_MARK, isRunnerProjectFile } from "../../runner/project-file";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -48,5 +48,8 @@ describe("a project file the runner did not write", () => {
     expect(isRunnerProjectFile(yamlProgram, "review")).toBe(false);
     expect(isRunnerProjectFile("name: e2e\nruntime: nodejs\nconfig:\n  a: b\n", "e2e")).toBe(false);
     expect(isRunnerProjectFile("runtime: nodejs\n", "e2e")).toBe(false);
+    // What it writes now carries its mark, whatever the name: another run may take it over.
+    expect(isRunnerProjectFile(`name: review\nruntime: nodejs\ndescription: ${RUNNER_PROJECT_MARK}\n`, "e2e")).toBe(true);
+    expect(isRunnerProjectFile("name: shop\nruntime: nodejs\ndescription: the shop\n", "shop")).toBe(false);
   });
 });
