@@ -88,14 +88,19 @@ const SUMMARIES: Record<"denied" | "upgrade" | "insecure" | "error", (reason?: s
 
 const CODES = { denied: "denied", upgrade: "upgrade", insecure: "insecure", error: "service" } as const;
 
-/** Maps a non-ok answer to the error of its family. */
+/**
+ * Maps a non-ok answer to the error of its family. The service's words pass through `scrub` (see scrub.ts)
+ * on their way into the error: its `serverMessage`, its message, and whatever later errors quote of them.
+ */
 export function errorFromAnswer(
   answer: { status: "denied" | "upgrade" | "insecure" | "error"; message?: string; reason?: string },
   ctx: Omit<ErrorContext, "serverMessage" | "reason">,
+  scrub: (serviceText: string) => string,
 ): RemoteBrowserError {
-  return new RemoteBrowserError(CODES[answer.status], SUMMARIES[answer.status](answer.reason), {
+  const reason = answer.reason === undefined ? undefined : scrub(answer.reason);
+  return new RemoteBrowserError(CODES[answer.status], SUMMARIES[answer.status](reason), {
     ...ctx,
-    serverMessage: answer.message ?? "(no message)",
-    reason: answer.reason,
+    serverMessage: answer.message === undefined ? "(no message)" : scrub(answer.message),
+    reason,
   });
 }

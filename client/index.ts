@@ -7,4 +7,5 @@ export { isLoopbackHost } from "./loopback";
 export type { TransportOptions, AttemptEvent, Call } from "./transport";
 export * from "./masked-id";
 export * from "./rate-budget";
+export { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX, SERVICE_TEXT_MAX, serviceTextScrubber } from "./scrub";
 export * from "./status-board";

@@ -54,6 +54,8 @@ export interface BudgetState {
   waiting: number;
   /** Refusals for the rate limit seen so far. */
   refusals: number;
+  /** How much longer no call may go, as the service's last `Retry-After` asked (0 when it asked nothing). */
+  heldMs: number;
 }
 
 export class RequestBudget {
@@ -68,11 +70,19 @@ export class RequestBudget {
   private cancelTimer?: () => void;
   private refusals = 0;
   private sequence = 0;
+  /** Until when the service asked (its `Retry-After`) that this key send nothing at all. */
+  private heldUntil = 0;
 
   constructor(private readonly clock: BudgetClock = systemBudgetClock) {}
 
+  /** The budget's time, as `acquire` resolves with it: what a call sent without `acquire` passes to `refused`. */
+  now(): number {
+    return this.clock.now();
+  }
+
   state(): BudgetState {
-    return { paced: this.paced, rate: this.rate, waiting: this.queue.length, refusals: this.refusals };
+    const heldMs = Math.max(0, this.heldUntil - this.clock.now());
+    return { paced: this.paced, rate: this.rate, waiting: this.queue.length, refusals: this.refusals, heldMs };
   }
 
   /** A number that orders a call among waiters of its priority: take it once, at the call's start. */
@@ -117,11 +127,17 @@ export class RequestBudget {
   /**
    * The service refused a call for the rate limit; `sentAt` is what `acquire` resolved with. A call
    * sent before the rate was last lowered says nothing new: a burst refused at once lowers the rate
-   * once, not once per refused call (which would drive it to the floor).
+   * once, not once per refused call (which would drive it to the floor). A `Retry-After` (`retryAfterMs`)
+   * holds back every call on this key for its duration, not only the refused one: the service asked the
+   * key, not the call, to be left alone, and any call sent meanwhile is refused as well.
    */
-  refused(sentAt?: number): void {
+  refused(sentAt?: number, retryAfterMs?: number): void {
     const now = this.clock.now();
     this.refusals++;
+    if (retryAfterMs !== undefined && retryAfterMs > 0 && now + retryAfterMs > this.heldUntil) {
+      this.heldUntil = now + retryAfterMs;
+      this.schedule();
+    }
     if (this.paced && sentAt !== undefined && sentAt < this.lastRefusalAt) return;
     const measured = this.measured(now);
     const base = this.paced ? Math.min(measured, this.rate) : measured;
@@ -160,6 +176,7 @@ export class RequestBudget {
 
   private take(): boolean {
     const now = this.clock.now();
+    if (now < this.heldUntil) return false;
     if (this.paced) {
       this.refill(now);
       if (this.tokens < 1) return false;
@@ -194,7 +211,8 @@ export class RequestBudget {
       w.resolve(this.clock.now());
     }
     if (!this.queue.length) return;
-    const waitMs = Math.max(1, Math.ceil(((1 - this.tokens) / this.rate) * 1000));
+    const held = this.heldUntil - this.clock.now();
+    const waitMs = held > 0 ? Math.ceil(held) : Math.max(1, Math.ceil(((1 - this.tokens) / this.rate) * 1000));
     this.cancelTimer = this.clock.after(waitMs, () => {
       this.cancelTimer = undefined;
       this.schedule();

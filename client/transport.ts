@@ -6,6 +6,7 @@ import { DEFAULT_RETRY_POLICY, RetryPolicy, retryDecision } from "./retry";
 import { BudgetPriority, RequestBudget, sharedBudget } from "./rate-budget";
 import { createHash } from "node:crypto";
 import { isLoopbackHost } from "./loopback";
+import { serviceTextScrubber } from "./scrub";
 
 export interface TransportOptions {
   /** Versioned base address, e.g. `https://api.example/v8`. */
@@ -153,6 +154,9 @@ export class Transport {
         if (call.signal?.aborted) throw call.signal.reason;
         throw new RemoteBrowserError("timeout", `no turn in the request budget within the ${this.deadlineMs} ms deadline`, ctx);
       }
+      // A call whose turn was taken by its caller (the status board's) still says when it went out, so
+      // that its refusal, like any other of one burst, lowers the rate once.
+      sentAt ??= this.budget.now();
       try {
         const answer = await this.attempt(call, url, signal, ctx);
         this.budget.succeeded();
@@ -162,7 +166,7 @@ export class Transport {
         if (call.signal?.aborted) throw call.signal.reason;
         failure = isRemoteBrowserError(err) ? err : unexpected(err, ctx);
       }
-      if (failure.rateLimited) this.budget.refused(sentAt);
+      if (failure.rateLimited) this.budget.refused(sentAt, failure.retryAfterMs);
       else if (failure.httpStatus !== undefined) this.budget.succeeded();
       if (deadline.aborted) throw deadlineError(this.deadlineMs, attempt, failure, ctx);
       const decision = retryDecision({
@@ -242,15 +246,25 @@ export class Transport {
       if (httpStatus >= 500) {
         throw new RemoteBrowserError("service", `HTTP ${httpStatus} without a status`, { ...ctx, httpStatus });
       }
-      throw invalidAnswer(envelope.error, httpStatus, ctx);
+      throw invalidAnswer(envelope.error, httpStatus, ctx, this.scrubberFor(call));
     }
     const { status } = envelope.data;
     if (status !== "ok") {
-      throw errorFromAnswer({ ...envelope.data, status }, { ...ctx, httpStatus, retryAfterMs });
+      throw errorFromAnswer({ ...envelope.data, status }, { ...ctx, httpStatus, retryAfterMs }, this.scrubberFor(call));
     }
     const parsed = call.schema.safeParse(json);
-    if (!parsed.success) throw invalidAnswer(parsed.error, httpStatus, ctx);
+    if (!parsed.success) throw invalidAnswer(parsed.error, httpStatus, ctx, this.scrubberFor(call));
     return parsed.data;
+  }
+
+  /**
+   * What hides this call's secrets in the service's text: the key it presented and the idempotency key its
+   * body carries (a user-set one has no recognisable shape), whatever the service repeats of them.
+   */
+  private scrubberFor(call: Call<unknown>): (text: string) => string {
+    const body = call.body as { idempotencyKey?: unknown } | undefined;
+    const idempotencyKey = typeof body === "object" && body !== null && typeof body.idempotencyKey === "string" ? body.idempotencyKey : undefined;
+    return serviceTextScrubber([this.apiKey, idempotencyKey]);
   }
 
   private urlFor(call: Call<unknown>): URL {
@@ -310,11 +324,14 @@ function parseRetryAfter(value: string | string[] | undefined): number | undefin
   return Number.isNaN(at) ? undefined : Math.max(0, Math.min(at - Date.now(), 60_000));
 }
 
-function invalidAnswer(error: z.ZodError, httpStatus: number, ctx: ErrorContext): RemoteBrowserError {
-  const fields = error.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length ? i.path.join(".") : "(answer)"}: ${i.message}`)
-    .join("; ");
+function invalidAnswer(error: z.ZodError, httpStatus: number, ctx: ErrorContext, scrub: (text: string) => string): RemoteBrowserError {
+  // Scrubbed: a schema's message may quote the value it refused, and the answer's keys are the service's text.
+  const fields = scrub(
+    error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.length ? i.path.join(".") : "(answer)"}: ${i.message}`)
+      .join("; "),
+  );
   return new RemoteBrowserError("invalid_answer", `the answer does not match the API (${fields})`, { ...ctx, httpStatus });
 }
 

@@ -77,8 +77,46 @@ export const MAX_SETTING_LENGTH = 4_096;
 export function secretSettingOf(key: string): (typeof SECRET_SETTINGS)[number] | undefined {
   const parts = key.split(":").map((p) => p.trim().toLowerCase());
   if (parts.length < 2 || parts[0] !== CONFIG_NAMESPACE) return undefined;
-  const name = parts.at(-1)!.replace(/[-_\s]/g, "");
+  const name = parts.at(-1)!.replace(/[-_.\s]/g, "");
   return SECRET_SETTINGS.find((s) => s.toLowerCase() === name);
+}
+
+/**
+ * The setting a stack config key was meant to set, `remote-browser:<setting>`, when it misspells the namespace
+ * (`remote_browser:apiKey`, `remotebrowser:apiKey`, `Remote-Browser:apiKey`) or the setting's name
+ * (`remote-browser:api.key`, `remote-browser:apikey`, `remote-browser:api_key`): the provider reads neither,
+ * so the value never reaches it -- a key then seems missing, an address seems ignored -- while a credential
+ * still sits in the stack's config. Undefined for a key spelt right (`remote-browser:config:<setting>`, which
+ * Pulumi reads as `remote-browser:<setting>`, included) and for any key that is not a setting's.
+ */
+export function misspeltSettingOf(key: string): string | undefined {
+  const parts = key.split(":");
+  if (parts.length < 2) return undefined;
+  const squash = (s: string) => s.toLowerCase().replace(/[-_.\s]/g, "");
+  if (squash(parts[0]!) !== squash(CONFIG_NAMESPACE)) return undefined;
+  const name = parts.at(-1)!;
+  const setting = Object.keys(CONFIG_FIELDS).find((s) => squash(s) === squash(name));
+  if (!setting) return undefined;
+  const middle = parts.slice(1, -1);
+  const spelt = parts[0] === CONFIG_NAMESPACE && name === setting && (middle.length === 0 || (middle.length === 1 && middle[0] === "config"));
+  return spelt ? undefined : `${CONFIG_NAMESPACE}:${setting}`;
+}
+
+/**
+ * The warning for a credential set as plain (non-secret) stack config, naming the command that fixes it and,
+ * for another spelling, the key to remove: one text for both fronts, the SDK's (which learns it from the
+ * program's runtime) and the plugin's (which reads it from the stack's config file).
+ */
+export function plainCredentialWarning(key: string): string {
+  const setting = secretSettingOf(key)!;
+  const meant = `${CONFIG_NAMESPACE}:${setting}`;
+  const rm =
+    key === meant ? "" : key === `${CONFIG_NAMESPACE}:config:${setting}` ? ` (and \`pulumi config rm ${key}\`: Pulumi reads it as ${meant})` : ` (and \`pulumi config rm ${key}\`: the provider ignores that spelling)`;
+  return (
+    `${key} is set as plain (non-secret) stack config, so it is stored in clear text in the stack's config file, Pulumi.<stack>.yaml ` +
+    `(or the project's Pulumi.yaml, which is usually committed), and in the stack's update history. Store it as a secret: ` +
+    `\`pulumi config set --secret ${meant}\`${rm} (it reads the value from standard input), or pass it in the environment instead.`
+  );
 }
 
 /** Whether `name` (without the namespace) is one of the provider's settings, by an own-property lookup. */
@@ -199,9 +237,10 @@ function checkBaseUrl(raw: string, withKey: boolean, label: SettingLabel): void 
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new ConfigError(`${where} must be an http(s) URL, e.g. https://api.example.com/v8`, { property: "baseUrl" });
   }
-  if (baseUrlHasCredentials(raw)) {
+  const credentials = baseUrlCredentials(raw);
+  if (credentials) {
     throw new ConfigError(
-      `${where} carries a user name or password: the key goes in ${label("apiKey")} (as a secret), never in the address. ` +
+      `${where} carries ${credentials}: the key goes in ${label("apiKey")} (as a secret), never in the address. ` +
         "Remove them from the URL, and change that password: it may already be in a config file or a log",
       { property: "baseUrl" },
     );
@@ -232,18 +271,52 @@ function structuredText(text: string | undefined): string | undefined {
 }
 
 /**
- * Whether a service address carries a user name or password (`https://user:pw@host/v8`): refused wherever it
- * is read, and by the runner and the SDK before the stack's config is recorded anywhere.
+ * Query parameters under which services, gateways and proxies take a credential: `api_key`/`apikey`/`key`
+ * (Google's and many API gateways' key parameter), `token`/`access_token`/`auth_token`/`private_token`
+ * (OAuth 2's query form, GitLab's), `auth`, `secret`/`client_secret`, `password`/`pwd`, and signatures
+ * (`sig`, `signature`, as in signed URLs). Compared without case, `-` and `_`, and as a suffix (`x-api-key`,
+ * `access_key`). A user who cannot put the key in the header pastes it there; the address then carries it.
  */
-export function baseUrlHasCredentials(raw: string | undefined): boolean {
-  if (!raw) return false;
+const CREDENTIAL_QUERY_PARAMETER = /(?:key|token|auth|authorization|secret|password|passwd|pwd|pass|sig|signature|credentials?)$/;
+
+/**
+ * What credentials a service address carries, in words for a message, or undefined: a user name or password
+ * (`https://user:pw@host/v8`), or a credential in its query (`https://host/v8?api_key=…`, the parameter named,
+ * never its value). Refused wherever it is read, and by the runner and the SDK before the stack's config is
+ * recorded anywhere.
+ */
+export function baseUrlCredentials(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const text = raw.trim();
+  let userInfo: boolean;
+  let query: string;
   try {
-    const url = new URL(raw.trim());
-    return url.username !== "" || url.password !== "";
+    const url = new URL(text);
+    userInfo = url.username !== "" || url.password !== "";
+    query = url.search.slice(1);
   } catch {
-    // Not a URL to the parser; a user-info part is still recognisable.
-    return /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]*@/i.test(raw.trim());
+    // Not a URL to the parser; a user-info part and a query are still recognisable.
+    userInfo = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]*@/i.test(text);
+    query = /\?([^#]*)/.exec(text)?.[1] ?? "";
   }
+  if (userInfo) return "a user name or password";
+  for (const pair of query.split(/[&;]/)) {
+    let name = pair.split("=")[0]!;
+    try {
+      name = decodeURIComponent(name.replace(/\+/g, " "));
+    } catch {
+      // not percent-encoded after all
+    }
+    if (CREDENTIAL_QUERY_PARAMETER.test(name.toLowerCase().replace(/[-_.\s]/g, ""))) {
+      return `a credential in its query (the parameter ${JSON.stringify(name.slice(0, 40))})`;
+    }
+  }
+  return undefined;
+}
+
+/** Whether a service address carries credentials (see baseUrlCredentials). */
+export function baseUrlHasCredentials(raw: string | undefined): boolean {
+  return baseUrlCredentials(raw) !== undefined;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

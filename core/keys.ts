@@ -1,12 +1,13 @@
 import { createHash, createHmac, randomUUID } from "node:crypto";
+import { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX } from "../client/scrub";
 import { API_INPUTS } from "./fields";
 
 /**
- * What every derived key looks like. A derived key replays its session's create (and so hands out its
- * share link) to anyone holding the account's API key: the runner redacts anything of this shape.
+ * What every derived key looks like (declared with the client, which hides such keys in the service's text).
+ * A derived key replays its session's create (and so hands out its share link) to anyone holding the
+ * account's API key: the runner redacts anything of this shape.
  */
-export const DERIVED_KEY_PREFIX = "prb-";
-export const DERIVED_KEY_HEX_LENGTH = 48;
+export { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX };
 
 /**
  * Idempotency keys. A key must be the same for every attempt to create one generation of a resource --

@@ -8,8 +8,11 @@ import type { Operation } from "./types";
  * - reset_after: handles the request, then destroys the connection (the answer is lost)
  * - delay: handles the request at once and sends the answer after delayMs (a slow answer)
  * - delay_before: waits delayMs, then handles the request
+ * - denied_echo: answers status denied, without doing the work, with a message that repeats the credentials
+ *   presented -- the Authorization header as sent, the key URL-encoded, and the request's body -- as a service
+ *   or a proxy may (the spec does not say a message cannot)
  */
-export type FaultKind = "error" | "insecure" | "rate_limited" | "reset" | "reset_after" | "delay" | "delay_before";
+export type FaultKind = "error" | "insecure" | "rate_limited" | "reset" | "reset_after" | "delay" | "delay_before" | "denied_echo";
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   "error",
@@ -19,6 +22,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "reset_after",
   "delay",
   "delay_before",
+  "denied_echo",
 ];
 
 /** `status` covers both forms of GET /vm/data; `list` only the form without an id; `*` every API call. */
@@ -45,6 +49,8 @@ export interface FaultSpec {
   count?: number;
   /** For delay kinds. @default 1000 */
   delayMs?: number;
+  /** Only calls that present this API key: tests that share an emulator fault their own account alone. @default every call */
+  apiKey?: string;
 }
 
 export interface ActiveFault {
@@ -52,6 +58,7 @@ export interface ActiveFault {
   kind: FaultKind;
   remaining: number;
   delayMs: number;
+  apiKey?: string;
 }
 
 function matches(faultOp: FaultOperation, op: Operation): boolean {
@@ -70,13 +77,15 @@ export class Faults {
       kind: spec.kind,
       remaining: spec.count ?? 1,
       delayMs: spec.delayMs ?? 1000,
+      ...(spec.apiKey !== undefined ? { apiKey: spec.apiKey } : {}),
     };
     this.active.push(fault);
     return { ...fault };
   }
 
-  take(op: Operation): ActiveFault | undefined {
-    const fault = this.active.find((f) => f.remaining > 0 && matches(f.operation, op));
+  /** The fault for a call of `op` that presents `apiKey` (none for a keyless call), using up one count. */
+  take(op: Operation, apiKey?: string): ActiveFault | undefined {
+    const fault = this.active.find((f) => f.remaining > 0 && matches(f.operation, op) && (f.apiKey === undefined || f.apiKey === apiKey));
     if (!fault) return undefined;
     fault.remaining--;
     this.active = this.active.filter((f) => f.remaining > 0);
@@ -97,7 +106,7 @@ export function parseFaultSpec(input: unknown): FaultSpec | string {
   if (typeof input !== "object" || input === null || Array.isArray(input)) return "body must be a JSON object";
   const o = input as Record<string, unknown>;
   for (const key of Object.keys(o)) {
-    if (!["operation", "kind", "count", "delayMs"].includes(key)) return `${key}: unknown field`;
+    if (!["operation", "kind", "count", "delayMs", "apiKey"].includes(key)) return `${key}: unknown field`;
   }
   if (typeof o.operation !== "string" || !(FAULT_OPERATIONS as readonly string[]).includes(o.operation)) {
     return `operation: must be one of ${FAULT_OPERATIONS.join(", ")}`;
@@ -111,5 +120,6 @@ export function parseFaultSpec(input: unknown): FaultSpec | string {
   if (o.delayMs !== undefined && !(typeof o.delayMs === "number" && Number.isFinite(o.delayMs) && o.delayMs >= 0)) {
     return "delayMs: must be a number >= 0";
   }
+  if (o.apiKey !== undefined && !(typeof o.apiKey === "string" && o.apiKey !== "")) return "apiKey: must be a non-empty string";
   return o as unknown as FaultSpec;
 }

@@ -43,7 +43,7 @@ export const ROUTES: readonly Route[] = [
   { method: "GET", path: "/v7/user/quota", version: "v7", keyed: true, operation: op("v7quota"), handler: v7.v7UserQuota },
 ];
 
-const BEFORE_FAULTS = new Set(["error", "insecure", "rate_limited", "reset", "delay_before"]);
+const BEFORE_FAULTS = new Set(["error", "insecure", "rate_limited", "reset", "delay_before", "denied_echo"]);
 
 function splitUrl(url: string): { path: string; query: URLSearchParams } {
   const q = url.indexOf("?");
@@ -85,15 +85,25 @@ function injected(fault: ActiveFault): Reply {
   }
 }
 
+/** A refusal that repeats what the request presented: what the provider must never pass on. */
+async function credentialsEchoed(req: IncomingMessage, maxBodyBytes: number): Promise<Reply> {
+  const authorization = String(req.headers.authorization ?? "(none)");
+  const key = bearerToken(req) ?? "";
+  const read = req.method === "POST" ? await readBody(req, maxBodyBytes) : undefined;
+  const body = read?.kind === "ok" ? `; request body: ${read.text}` : "";
+  return answers.denied(`invalid API key (credentials presented: ${authorization}; key=${encodeURIComponent(key)}${body})`, 401);
+}
+
 export function createApiHandler(state: EmulatorState, control: EmulatorControl) {
   const apiRequest = async (req: IncomingMessage, res: ServerResponse, route: Route, query: URLSearchParams): Promise<Outcome> => {
     const operation = route.operation(query);
     state.books.countCall(operation);
-    const fault = state.faults.take(operation);
+    const fault = state.faults.take(operation, bearerToken(req));
     const faultTag = fault ? { fault: fault.kind } : {};
 
     if (fault && BEFORE_FAULTS.has(fault.kind)) {
       if (fault.kind === "reset") return { ...dropConnection(req), ...faultTag };
+      if (fault.kind === "denied_echo") return { ...send(res, await credentialsEchoed(req, state.settings.maxBodyBytes)), ...faultTag };
       if (fault.kind === "delay_before") await delay(fault.delayMs, state.pendingDelays);
       else {
         if (fault.kind === "rate_limited") state.books.countRateLimited();

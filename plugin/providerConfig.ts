@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Failure } from "../core/check";
-import { CONFIG_FIELDS, CONFIG_NAMESPACE, isSetting, loadConfig, secretSettingOf, settingText, stackConfigLabel } from "../core/config";
+import { CONFIG_FIELDS, CONFIG_NAMESPACE, isSetting, loadConfig, plainCredentialWarning, secretSettingOf, settingText, stackConfigLabel } from "../core/config";
 import type { SettingLabel } from "../core/config";
 import { differs } from "../core/diff";
 import { isProviderError } from "../core/errors";
@@ -111,17 +111,10 @@ export function diffConfig(olds: Record<string, unknown>, news: Record<string, u
 /**
  * The credentials written in plain text in a stack's config file (`Pulumi.<stack>.yaml`), in any spelling.
  * The engine hands the plugin every value unwrapped at CheckConfig, so whether the key is a secret shows only
- * there, in the file: a plain value follows its key on the same line, a secret one is a `secure:` map.
+ * there, in the file: a secret one is a `secure:` map, anything else is a value in clear text.
  */
 export function plainCredentialsIn(stackFileText: string): string[] {
-  const found: string[] = [];
-  for (const line of stackFileText.split(/\r?\n/)) {
-    const m = /^\s+(["']?)([^"'\s:#][^"'\s]*?)\1:(?:\s+(.*))?$/.exec(line);
-    if (!m || !secretSettingOf(m[2]!)) continue;
-    const value = (m[3] ?? "").trim();
-    if (value !== "" && !value.startsWith("#") && !/^\{\s*secure\s*:/.test(value)) found.push(m[2]!);
-  }
-  return found;
+  return credentialsIn(stackFileText);
 }
 
 /**
@@ -130,26 +123,90 @@ export function plainCredentialsIn(stackFileText: string): string[] {
  * committed, and its values reach every stack of the project, and its history, in plain text.
  */
 export function projectCredentialsIn(projectFileText: string): string[] {
-  const found: string[] = [];
-  let inConfig = false;
-  let indent: number | undefined;
-  for (const line of projectFileText.split(/\r?\n/)) {
-    if (/^\s*(#.*)?$/.test(line)) continue;
-    const depth = line.length - line.trimStart().length;
-    if (depth === 0) {
-      inConfig = /^config\s*:\s*(#.*)?$/.test(line);
-      indent = undefined;
+  return credentialsIn(projectFileText);
+}
+
+/** The credentials among a config file's entries whose value is there in clear text (anything but `secure:`). */
+function credentialsIn(text: string): string[] {
+  return configEntries(text)
+    .filter(({ key, value }) => secretSettingOf(key) && value !== "" && !/^\{?\s*secure\s*:/.test(value))
+    .map(({ key }) => key);
+}
+
+/**
+ * The entries of a YAML file's top-level `config:` mapping, each with the text of its value: on the key's
+ * line, on the more indented lines below it (`key:` then the value, or a map, on the next line), or in a
+ * flow mapping (`config: {remote-browser:apiKey: …}`). Not a YAML parser: enough of YAML to find what
+ * Pulumi's config files write and what a user types in them, with no dependency in the plugin.
+ */
+function configEntries(text: string): Array<{ key: string; value: string }> {
+  const lines = text.split(/\r?\n/).filter((l) => !/^\s*(#.*)?$/.test(l));
+  const depthOf = (l: string) => l.length - l.trimStart().length;
+  const entries: Array<{ key: string; value: string }> = [];
+  for (let i = 0; i < lines.length; i++) {
+    const top = /^config\s*:(.*)$/.exec(lines[i]!);
+    if (!top) continue;
+    const inline = withoutComment(top[1]!);
+    if (inline.startsWith("{")) {
+      // A flow mapping runs until its braces close, over as many lines as it takes.
+      let flow = inline;
+      while (braceDepth(flow) > 0 && i + 1 < lines.length) flow += ` ${lines[++i]!.trim()}`;
+      entries.push(...flowEntries(flow));
       continue;
     }
-    if (!inConfig) continue;
-    indent ??= depth;
-    if (depth !== indent) continue;
-    const m = /^(["']?)([^"'\s#][^"'\s]*?)\1:(?:\s+(.*))?$/.exec(line.trim());
-    if (!m || !secretSettingOf(m[2]!)) continue;
-    if (/^\{\s*secure\s*:/.test((m[3] ?? "").trim())) continue;
-    found.push(m[2]!);
+    let indent: number | undefined;
+    for (let j = i + 1; j < lines.length && depthOf(lines[j]!) > 0; j++) {
+      indent ??= depthOf(lines[j]!);
+      if (depthOf(lines[j]!) !== indent) continue;
+      const m = /^(["']?)([^"'\s#][^"'\s]*?)\1:(?:\s+(.*))?$/.exec(lines[j]!.trim());
+      if (!m) continue;
+      let value = withoutComment(m[3] ?? "");
+      if (value === "") {
+        const below: string[] = [];
+        for (let k = j + 1; k < lines.length && depthOf(lines[k]!) > indent; k++) below.push(lines[k]!.trim());
+        value = below.join(" ");
+      }
+      entries.push({ key: m[2]!, value });
+    }
   }
-  return found;
+  return entries;
+}
+
+/** The entries of a flow mapping's text (`{a: b, c: {secure: x}}`), each key unquoted, each value as written. */
+function flowEntries(flow: string): Array<{ key: string; value: string }> {
+  const inner = flow.trim().replace(/^\{/, "").replace(/\}$/, "");
+  const parts: string[] = [];
+  let depth = 0;
+  let quote: string | undefined;
+  let start = 0;
+  for (let i = 0; i < inner.length; i++) {
+    const c = inner[i]!;
+    if (quote) {
+      if (c === quote) quote = undefined;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+    else if (c === "," && depth === 0) {
+      parts.push(inner.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(inner.slice(start));
+  return parts.flatMap((part) => {
+    // The key ends at the first colon followed by a space or a value's opening: `remote-browser:apiKey: x`.
+    const m = /^(["']?)(.+?)\1\s*:(?:\s+|(?=[{["']))(.*)$/s.exec(part.trim());
+    return m ? [{ key: m[2]!, value: m[3]!.trim() }] : [];
+  });
+}
+
+function braceDepth(text: string): number {
+  return (text.match(/\{/g) ?? []).length - (text.match(/\}/g) ?? []).length;
+}
+
+/** A value's text without a trailing comment (` # …`, as YAML reads one outside quotes). */
+function withoutComment(value: string): string {
+  const v = value.trim();
+  return v.startsWith("#") ? "" : v.replace(/\s+#.*$/, "");
 }
 
 /** The warning for a credential in a project's config (Pulumi.yaml), naming the fix. */
@@ -163,16 +220,8 @@ export function projectCredentialWarning(key: string): string {
   );
 }
 
-/** The warning for a credential written in plain stack config, naming the command that fixes it. */
-export function plainCredentialWarning(key: string): string {
-  const setting = secretSettingOf(key)!;
-  const rm = key === `${CONFIG_NAMESPACE}:${setting}` ? "" : ` (and \`pulumi config rm ${key}\`: Pulumi reads it as ${CONFIG_NAMESPACE}:${setting})`;
-  return (
-    `${key} is set as plain (non-secret) stack config, so it is stored in clear text in Pulumi.<stack>.yaml and in the ` +
-    `stack's update history. Store it as a secret: \`pulumi config set --secret ${CONFIG_NAMESPACE}:${setting}\`${rm} ` +
-    "(it reads the value from standard input), or pass it in the environment instead."
-  );
-}
+/** The warning for a credential written in plain stack config (core/config.ts words it for both fronts). */
+export { plainCredentialWarning };
 
 /**
  * The default provider's warnings about credentials written in plain text in the files the CLI reads its

@@ -83,7 +83,7 @@ async function main(argv: string[]): Promise<number> {
   const config = configFromArgs(values);
   const workDir = path.resolve(values["work-dir"] ?? process.cwd());
   // Before anything is written to the folder (the package link, the project file).
-  refuseForeignProjectFile(workDir);
+  refuseForeignProjectFile(workDir, projectName);
   // The program may require this package by name; make it resolvable before loading the program.
   linkThisPackage(workDir);
   const stackName = values.stack;

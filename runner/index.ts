@@ -16,7 +16,7 @@ import { engineEnvironment, findPulumiBin } from "./environment";
 import { enterPrivateTmp } from "./private-tmp";
 import { defaultStateDir } from "./state-dir";
 import { RUNNER_STACK_TAG } from "./audit-stacks";
-import { refuseForeignProjectFile } from "./project-file";
+import { RUNNER_PROJECT_MARK, refuseForeignProjectFile } from "./project-file";
 import { credentialsOf, lineRedactingSink, redactError, redactor, secretsOfEnvironment } from "./redact";
 
 export { engineEnvironment, findPulumiBin } from "./environment";
@@ -98,7 +98,7 @@ export interface RunResult {
 
 /** Runs one engine action for an inline program and returns its outputs; throws with the engine's message. */
 export async function runProgram(opts: RunOptions): Promise<RunResult> {
-  refuseForeignProjectFile(opts.workDir);
+  refuseForeignProjectFile(opts.workDir, opts.projectName);
   fs.mkdirSync(opts.workDir, { recursive: true });
   linkThisPackage(opts.workDir);
   const stateDir = opts.stateDir ?? defaultStateDir(opts.workDir);
@@ -162,7 +162,7 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
       pulumiCommand: await pulumiCommandFor(stateDir, envVars),
       // The backend is given by PULUMI_BACKEND_URL alone: written into Pulumi.yaml, a password in its URL
       // would sit in a file of the working folder.
-      projectSettings: { name: opts.projectName, runtime: "nodejs" },
+      projectSettings: { name: opts.projectName, runtime: "nodejs", description: RUNNER_PROJECT_MARK },
     });
 
     // Whether a command on the stack has run, which it could not have on a missing stack.

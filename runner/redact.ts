@@ -18,13 +18,15 @@ const SECRET_SIG = "4dabf18193072939515e22adb298388d,,,1b47061264138c4ac30d75fd1
 const PATTERNS: Array<[RegExp, string]> = [
   [/\{&\{\{[^{}]*\}\}\}/g, "{&{{[secret]}}}"],
   [new RegExp(`(${SECRET_SIG})[^,]*`, "g"), "$1[secret]"],
-  // A share link's path: /<locale>/s?<link id>.
-  [/(\/(?:en|de|fr|es|it|pt|ja)\/s\?)[A-Za-z0-9_~.%-]{6,}/g, "$1[secret]"],
+  // A share link's path: /<locale>/s?<link id>, the id in any URL-safe or base64 alphabet (`+`, `/`, `=`
+  // included), or given as a parameter (/<locale>/s?id=<link id>).
+  [/(\/(?:en|de|fr|es|it|pt|ja)\/s\?(?:id=)?)[A-Za-z0-9_~.%+/=-]{6,}/g, "$1[secret]"],
   [new RegExp(`${DERIVED_KEY_PREFIX}[0-9a-f]{${DERIVED_KEY_HEX_LENGTH}}`, "g"), `${DERIVED_KEY_PREFIX}[secret]`],
   // A Pulumi access token (the CLI logs its request headers above -v=9; the runner caps verbosity at 9).
   [/\bpul-[0-9a-f]{40}\b/g, "pul-[secret]"],
-  // The password of a URL's user info: scheme://user:password@host.
-  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)[^\s@/]+@/gi, "$1[secret]@"],
+  // The password of a URL's user info: scheme://user:password@host. Up to the last `@` before the path, as
+  // URL parsers split it: a password may hold an unencoded `@` (postgres://user:pa@ss@db).
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)[^\s/?#]+@/gi, "$1[secret]@"],
   // A password in a URL's query or a connection string (postgres://u@host/db?password=…, sslpassword=…).
   [new RegExp(`([?&;\\s](?:${PASSWORD_PARAMS.source})=)[^&;\\s'"]*`, "gi"), "$1[secret]"],
 ];
@@ -39,8 +41,17 @@ export function secretsOfEnvironment(env: Record<string, string | undefined>): s
     .map(([, value]) => value!);
 }
 
+/**
+ * A secret as text may hold it: as is, and JSON-escaped once and twice (a value with `"` or `\` inside a
+ * JSON event, or inside a message that an event quotes).
+ */
+function spellings(secret: string): string[] {
+  const once = JSON.stringify(secret).slice(1, -1);
+  return [secret, once, JSON.stringify(once).slice(1, -1)];
+}
+
 export function redactor(secrets: Iterable<string>): (text: string) => string {
-  const literals = [...new Set(secrets)].filter((s) => s.length >= 6).sort((a, b) => b.length - a.length);
+  const literals = [...new Set([...secrets].filter((s) => s.length >= 6).flatMap(spellings))].sort((a, b) => b.length - a.length);
   return (text) => {
     let out = text;
     for (const s of literals) out = out.split(s).join("[secret]");
@@ -74,7 +85,7 @@ export function lineRedactingSink(sink: (text: string) => void, redact: (text: s
 export function credentialsOf(url: string | undefined): string[] {
   if (!url) return [];
   const found: string[] = [];
-  const m = /^[a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:([^\s@/]+)@/i.exec(url);
+  const m = /^[a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:([^\s/?#]+)@/i.exec(url);
   if (m) found.push(m[1]!);
   const query = url.indexOf("?");
   if (query >= 0) {

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { CONFIG_FIELDS, CONFIG_NAMESPACE, ConfigError, ENV_BASE_URL, baseUrlHasCredentials, isSetting, secretSettingOf } from "../core/config";
+import { CONFIG_FIELDS, CONFIG_NAMESPACE, ConfigError, ENV_BASE_URL, baseUrlCredentials, isSetting, misspeltSettingOf, plainCredentialWarning, secretSettingOf } from "../core/config";
 
 /*
  * The credentials among the settings (SECRET_SETTINGS) are checked here, by the program: the dynamic
@@ -22,17 +22,18 @@ export function warnAboutPlainSecrets(): void {
   const all = pulumi.runtime.allConfig();
   for (const key of Object.keys(all).sort()) {
     const [namespace, ...rest] = key.split(":");
+    const meant = misspeltSettingOf(key);
+    if (namespace !== CONFIG_NAMESPACE && meant) {
+      // Another namespace to Pulumi: the provider never sees it, and a key there seems simply missing.
+      void pulumi.log.warn(`${key} is not read by the remote-browser provider, which reads ${meant}: set it under that name (and \`pulumi config rm ${key}\`)`);
+      continue;
+    }
     if (namespace !== CONFIG_NAMESPACE) continue;
     const name = rest.join(":");
     const credential = secretSettingOf(key);
     if (credential && !isSecret(key)) {
       // A misspelling is ignored by the provider, but its value sits in clear text all the same.
-      const fix = name === credential ? "" : ` (the setting is ${CONFIG_NAMESPACE}:${credential}; \`pulumi config rm ${key}\` removes this one)`;
-      void pulumi.log.warn(
-        `${key} is set as plain (non-secret) stack config, so it is stored in clear text in the stack's config file (or ` +
-          `the project's Pulumi.yaml, which is usually committed) and in the stack's state and history${fix}. Store it as a secret: \`pulumi config set --secret ${CONFIG_NAMESPACE}:${credential}\` (it reads the value from ` +
-          "standard input), or pass it in the environment instead.",
-      );
+      void pulumi.log.warn(plainCredentialWarning(key));
     } else if (!isSetting(name)) {
       void pulumi.log.warn(`${key} is not a setting of the remote-browser provider and is ignored (its settings: ${Object.keys(CONFIG_FIELDS).join(", ")})`);
     }
@@ -40,17 +41,18 @@ export function warnAboutPlainSecrets(): void {
 }
 
 /**
- * A password in the service's address, refused before the program registers its first resource: the engine
+ * A password or key in the service's address, refused before the program registers its first resource: the engine
  * records the stack's whole config as the inputs of the program's default provider, so the password would be
  * in the state, its backups and every checkpoint of the history before the provider could refuse it. The
  * address is never repeated.
  */
 export function refuseCredentialsInBaseUrl(): void {
   const key = `${CONFIG_NAMESPACE}:baseUrl`;
-  const fromConfig = baseUrlHasCredentials(pulumi.runtime.getConfig(key));
-  if (!fromConfig && !baseUrlHasCredentials(process.env[ENV_BASE_URL])) return;
+  const fromConfig = baseUrlCredentials(pulumi.runtime.getConfig(key));
+  const credentials = fromConfig ?? baseUrlCredentials(process.env[ENV_BASE_URL]);
+  if (!credentials) return;
   throw new ConfigError(
-    `${fromConfig ? key : ENV_BASE_URL} carries a user name or password: the key goes in ${CONFIG_NAMESPACE}:apiKey (as a secret), ` +
+    `${fromConfig ? key : ENV_BASE_URL} carries ${credentials}: the key goes in ${CONFIG_NAMESPACE}:apiKey (as a secret), ` +
       `never in the address. Remove them from the URL${fromConfig ? ` (\`pulumi config set ${key} <address without them>\`)` : ""}, ` +
       "and change that password: it may already be in a config file or a log. Refused before this provider registered anything.",
     { property: "baseUrl" },

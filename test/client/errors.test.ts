@@ -1,6 +1,6 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { RemoteBrowserError, isRemoteBrowserError } from "../../client";
+import { RemoteBrowserError, SERVICE_TEXT_MAX, isRemoteBrowserError, serviceTextScrubber } from "../../client";
 import { errorFromAnswer } from "../../client/errors";
 import { thrown, useEmulator } from "../helpers/emulator";
 
@@ -13,6 +13,29 @@ describe("service refusals through the client", () => {
     expect(err).toMatchObject({ code: "denied", operation: "read account", serverMessage: "invalid API key", httpStatus: 401 });
     expect(err.message).toContain('service message: "invalid API key"');
     expect(t.requests("account")).toHaveLength(1);
+  });
+
+  it("hides the key and the idempotency key that a refusal repeats, in every spelling", async () => {
+    const apiKey = 'sk_wrong/k+y="q"';
+    const idempotencyKey = "user-chosen-key-7f3a";
+    t.emu.control.fault({ operation: "create", kind: "denied_echo" });
+    const err = await thrown(() => t.client({ apiKey }).createSession({ browser: "chrome", idempotencyKey }));
+    expect(err).toMatchObject({ code: "denied", operation: "create session", httpStatus: 401 });
+    // The emulator did repeat them: the raw header, the URL-encoded key and the body.
+    expect(err.serverMessage).toMatch(/^invalid API key \(credentials presented: Bearer \[redacted\]; key=\[redacted\]; request body: .*"idempotencyKey":"\[redacted\]"/);
+    for (const text of [err.message, err.serverMessage as string]) {
+      for (const secret of [apiKey, encodeURIComponent(apiKey), JSON.stringify(apiKey).slice(1, -1), idempotencyKey]) expect(text).not.toContain(secret);
+    }
+  });
+
+  it("caps the service's text and hides any derived idempotency key or bearer credential in it", () => {
+    const scrub = serviceTextScrubber([undefined, "ab"]);
+    const derived = `prb-${"0a".repeat(24)}`;
+    expect(scrub(`key ${derived} taken; Authorization: Bearer sk_other_account`)).toBe("key prb-[redacted] taken; Authorization: Bearer [redacted]");
+    // Too short to be searched for without garbling every word.
+    expect(scrub("about")).toBe("about");
+    const long = scrub("x".repeat(SERVICE_TEXT_MAX + 50));
+    expect(long).toBe(`${"x".repeat(SERVICE_TEXT_MAX)}… (50 more characters not shown)`);
   });
 
   it("maps ending an unknown session to denied and names the session", async () => {
@@ -201,7 +224,7 @@ describe("errorFromAnswer (a refusal of the service as an error of the family)",
   ];
   for (const [name, answer, code, message, rateLimited] of rows) {
     it(`maps ${name}`, () => {
-      const err = errorFromAnswer(answer, ctx);
+      const err = errorFromAnswer(answer, ctx, (text) => text);
       expect(err).toMatchObject({ code, operation: "read quota", httpStatus: 403, reason: answer.reason, rateLimited });
       expect(err.message).toMatch(message);
       expect(isRemoteBrowserError(err)).toBe(true);

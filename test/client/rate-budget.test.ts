@@ -1,4 +1,6 @@
+import { MockAgent } from "undici";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { MIN_RATE, RemoteBrowserClient, RequestBudget, sharedBudget } from "../../client";
 import type { BudgetClock } from "../../client";
 
@@ -98,6 +100,51 @@ describe("RequestBudget", () => {
     const later = await budget.acquire("first");
     budget.refused(later);
     expect(budget.state().rate).toBeLessThan(14);
+  });
+
+  it("holds back every call on the key for a Retry-After, not only the refused one, then paces as before", async () => {
+    const clock = fakeClock();
+    const budget = new RequestBudget(clock);
+    const { got, ask } = grants(budget, clock);
+    for (let i = 0; i < 10; i++) void ask(`sent${i}`);
+    await flush();
+    budget.refused(clock.now(), 3_000);
+    expect(budget.state()).toMatchObject({ rate: 7, heldMs: 3_000 });
+    // Two seconds in, the lowered rate has tokens again, and nothing waits: the hold alone keeps calls back.
+    await clock.advance(2_000);
+    for (let i = 0; i < 3; i++) void ask(`other${i}`, i === 0 ? "first" : "poll");
+    await clock.advance(999);
+    expect(got).toHaveLength(10);
+    await clock.advance(1_000);
+    expect(got.slice(10).map((g) => g.label)).toEqual(["other0", "other1", "other2"]);
+    expect(got[10].at).toBeGreaterThanOrEqual(3_000);
+    expect(budget.state().heldMs).toBe(0);
+  });
+
+  it("lowers the rate once for a burst of calls whose turn their caller took (the status board's), and keeps their Retry-After", async () => {
+    // Every reading of this clock is later than the one before: a refusal is never at its call's send time.
+    let t = 0;
+    const budget = new RequestBudget({ now: () => ++t, after: (_ms, fn) => { const x = setImmediate(fn); return () => clearImmediate(x); } });
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent
+      .get("https://api.example.invalid")
+      .intercept({ path: /^\/v8\/vm\/data/, method: "GET" })
+      .reply(429, { status: "insecure", reason: "rate_limited", message: "slow down" }, { headers: { "retry-after": "3", "content-type": "application/json" } })
+      .times(3);
+    const client = new RemoteBrowserClient({ baseUrl: "https://api.example.invalid/v8", apiKey: "rb_budget_burst", dispatcher: agent, budget, retry: { maxElapsedMs: 1_000 } });
+    try {
+      for (let i = 0; i < 10; i++) await budget.acquire("first");
+      const call = { operation: "list sessions", method: "GET", path: "vm/data", auth: true, idempotent: true, schema: z.unknown(), budgetTaken: true } as const;
+      const failures = await Promise.all([0, 1, 2].map(() => client.transport.send(call).catch((e: unknown) => e)));
+      expect(failures).toMatchObject([{ rateLimited: true }, { rateLimited: true }, { rateLimited: true }]);
+      // 10 sent in the last second, refused: 7 a second, once -- not 7, 4.9, 3.43.
+      expect(budget.state()).toMatchObject({ refusals: 3, rate: 7 });
+      expect(budget.state().heldMs).toBeGreaterThan(2_900);
+    } finally {
+      await client.close();
+      await agent.close();
+    }
   });
 
   it("raises the rate as calls succeed: back at the refused rate after the cubic window, beyond it later", async () => {

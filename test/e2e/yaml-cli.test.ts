@@ -129,6 +129,16 @@ describe.concurrent("YAML programs with the plain pulumi CLI and pulumi-language
       expectNowhere([apiKey, ...sessions.map((s) => s.linkId), ...Object.values(links)], exported, cli.stateDir);
 
       await noChangesThenDestroy(cli, accountId);
+
+      // The key as CI passes it, in the environment -- which the CLI does not know to mask -- and a service
+      // whose refusal repeats the credentials presented: preview fails saying so, without printing them.
+      await cli.clean(["config", "rm", "remote-browser:apiKey"]);
+      cli.env.REMOTE_BROWSER_API_KEY = apiKey;
+      emulator.control.fault({ operation: "*", kind: "denied_echo", count: 20, apiKey });
+      const refused = await cli.fails(["preview"]);
+      const printed = `${refused.stdout}\n${refused.stderr}`;
+      expect(printed).toMatch(/invalid API key \(credentials presented: Bearer \[redacted\]; key=\[redacted\]/);
+      expect(printed.includes(apiKey), "the key is printed").toBe(false);
     } finally {
       await tidy(stack?.cli, stack?.accountId);
     }

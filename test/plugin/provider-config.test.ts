@@ -149,8 +149,20 @@ describe("a credential written as plain stack config", () => {
     expect(plainCredentialsIn(text)).toEqual(["remote-browser:apiKey", "remote-browser:config:idempotencySecret", "remote-browser:apikey"]);
   });
 
+  it("is found with its value on the next, more indented line, and in a flow mapping, in either file", () => {
+    const nextLine = ["config:", "  remote-browser:apiKey:", "    rb_plain_on_the_next_line", "  remote-browser:idempotencySecret:", "    secure: v1:abc"].join("\n");
+    expect(plainCredentialsIn(nextLine)).toEqual(["remote-browser:apiKey"]);
+    expect(projectCredentialsIn(`name: p\nruntime: yaml\n${nextLine}\n`)).toEqual(["remote-browser:apiKey"]);
+    const flow = "config: {remote-browser:apiKey: rb_plain_flow, 'remote-browser:idempotencySecret': {secure: v1:abc}, remote-browser:baseUrl: https://x}";
+    expect(plainCredentialsIn(flow)).toEqual(["remote-browser:apiKey"]);
+    expect(projectCredentialsIn(`name: p\nruntime: yaml\n${flow}\n`)).toEqual(["remote-browser:apiKey"]);
+    // Over several lines, and JSON-like.
+    expect(plainCredentialsIn('config: {\n  "remote-browser:apiKey": "rb_plain",\n  "app:x": {"a": 1}\n}\n')).toEqual(["remote-browser:apiKey"]);
+    expect(projectCredentialsIn("name: p\nconfig: {remote-browser:apiKey: {value: rb_plain}}\n")).toEqual(["remote-browser:apiKey"]);
+  });
+
   it("is warned about with the command that fixes it, never its value", () => {
-    expect(plainCredentialWarning("remote-browser:apiKey")).toMatch(/stored in clear text in Pulumi.<stack>.yaml .*`pulumi config set --secret remote-browser:apiKey`/);
+    expect(plainCredentialWarning("remote-browser:apiKey")).toMatch(/stored in clear text in the stack's config file, Pulumi.<stack>.yaml .*`pulumi config set --secret remote-browser:apiKey`/);
     expect(plainCredentialWarning("remote-browser:config:apiKey")).toMatch(/`pulumi config set --secret remote-browser:apiKey` \(and `pulumi config rm remote-browser:config:apiKey`/);
   });
 });

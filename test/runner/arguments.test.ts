@@ -24,6 +24,45 @@ describe("the runner's --config", () => {
     }
   });
 
+  it("refuses a key in the service's address's query, naming the parameter, never its value", () => {
+    for (const [url, parameter] of [
+      ["https://host.example/v8?api_key=hunter2-key", "api_key"],
+      ["https://host.example/v8?region=eu&token=hunter2-key", "token"],
+      ["https://host.example/v8?X-Api-Key=hunter2-key", "X-Api-Key"],
+      ["https://host.example/v8?access%5Ftoken=hunter2-key", "access_token"],
+      ["https://host.example/v8?key=hunter2-key#x", "key"],
+    ]) {
+      let err: Error | undefined;
+      try {
+        configFromArgs({ config: [`remote-browser:baseUrl=${url}`] });
+      } catch (e) {
+        err = e as Error;
+      }
+      expect(err?.name, url).toBe("UsageError");
+      expect(err!.message).toContain(`remote-browser:baseUrl carries a credential in its query (the parameter "${parameter}")`);
+      expect(err!.message).not.toContain("hunter2");
+    }
+  });
+
+  it("refuses a misspelt setting of the provider, naming the one it reads, from any source", () => {
+    const env = { KEY_VAR: "rb_live_hunter2" };
+    for (const [values, meant] of [
+      [{ "secret-env": ["remote_browser:apiKey=KEY_VAR"] }, "remote-browser:apiKey"],
+      [{ "secret-env": ["remotebrowser:apiKey=KEY_VAR"] }, "remote-browser:apiKey"],
+      [{ "secret-env": ["remote-browser:api.key=KEY_VAR"] }, "remote-browser:apiKey"],
+      [{ "secret-env": ["remote-browser:apikey=KEY_VAR"] }, "remote-browser:apiKey"],
+      [{ config: ["Remote-Browser:baseUrl=https://api.example.com/v8"] }, "remote-browser:baseUrl"],
+      [{ config: ["remote-browser:base_url=https://api.example.com/v8"] }, "remote-browser:baseUrl"],
+    ] as const) {
+      expect(() => configFromArgs(values, env), JSON.stringify(values)).toThrow(`the provider reads no such setting, so the value would never reach it (it reads ${meant})`);
+    }
+    // On the command line, a misspelt credential is refused as a credential there.
+    expect(() => configFromArgs({ config: ["remote_browser:apiKey=rb_x"] })).toThrow(/puts a credential on the command line/);
+    expect(() => configFromArgs({ config: ["remote-browser:api.key=rb_x"] })).toThrow(/puts a credential on the command line/);
+    // Spellings Pulumi reads as the setting, and other namespaces, are taken.
+    expect(Object.keys(configFromArgs({ "secret-env": ["remote-browser:config:apiKey=KEY_VAR", "remote-browser:apiKey=KEY_VAR", "app:apiKey=KEY_VAR"] }, env))).toHaveLength(3);
+  });
+
   it("takes an address without credentials, and other config as given", () => {
     expect(configFromArgs({ config: ["remote-browser:baseUrl=https://api.example.com/v8", "app:note=a@b"] })).toEqual({
       "remote-browser:baseUrl": { value: "https://api.example.com/v8", secret: false },

@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ForeignProjectError, runProgram } from "../../runner";
-import { isRunnerProjectFile } from "../../runner/project-file";
+import { RUNNER_PROJECT_MARK, isRunnerProjectFile } from "../../runner/project-file";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -25,6 +25,8 @@ describe("a project file the runner did not write", () => {
     ["Pulumi.yaml", "name: js\nruntime: nodejs\nmain: src/\n"],
     ["Pulumi.yml", "name: js\nruntime: nodejs\n"],
     ["Pulumi.json", '{"name":"js","runtime":"nodejs"}'],
+    // A user's minimal Node.js project: the runner's own shape, another project's name.
+    ["Pulumi.yaml", "name: shop\nruntime: nodejs\n"],
   ];
   for (const [name, text] of others) {
     it(`is never overwritten, for any action, outputs included: ${name} ${JSON.stringify(text.slice(0, 30))}`, async () => {
@@ -39,11 +41,15 @@ describe("a project file the runner did not write", () => {
     });
   }
 
-  it("is told from the runner's own (a name and runtime: nodejs, nothing else)", () => {
-    expect(isRunnerProjectFile("name: e2e\nruntime: nodejs\n")).toBe(true);
-    expect(isRunnerProjectFile('name: "my project"\nruntime: nodejs\n')).toBe(true);
-    expect(isRunnerProjectFile(yamlProgram)).toBe(false);
-    expect(isRunnerProjectFile("name: e2e\nruntime: nodejs\nconfig:\n  a: b\n")).toBe(false);
-    expect(isRunnerProjectFile("runtime: nodejs\n")).toBe(false);
+  it("is told from the runner's own (the run's project name and runtime: nodejs, nothing else)", () => {
+    expect(isRunnerProjectFile("name: e2e\nruntime: nodejs\n", "e2e")).toBe(true);
+    expect(isRunnerProjectFile('name: "my project"\nruntime: nodejs\n', "my project")).toBe(true);
+    expect(isRunnerProjectFile("name: shop\nruntime: nodejs\n", "e2e")).toBe(false);
+    expect(isRunnerProjectFile(yamlProgram, "review")).toBe(false);
+    expect(isRunnerProjectFile("name: e2e\nruntime: nodejs\nconfig:\n  a: b\n", "e2e")).toBe(false);
+    expect(isRunnerProjectFile("runtime: nodejs\n", "e2e")).toBe(false);
+    // What it writes now carries its mark, whatever the name: another run may take it over.
+    expect(isRunnerProjectFile(`name: review\nruntime: nodejs\ndescription: ${RUNNER_PROJECT_MARK}\n`, "e2e")).toBe(true);
+    expect(isRunnerProjectFile("name: shop\nruntime: nodejs\ndescription: the shop\n", "shop")).toBe(false);
   });
 });

@@ -33,6 +33,29 @@ describe("redaction of what the runner passes on", () => {
     expect(credentialsOf("postgres://pulumi@127.0.0.1/db?sslmode=disable")).toEqual([]);
   });
 
+  it("removes a password holding an unencoded @ whole, as URL parsers read it (up to the last @ before the path)", () => {
+    const url = "postgres://user:pa@ss-tail@db.example.test/pulumi";
+    expect(credentialsOf(url)).toContain("pa@ss-tail");
+    const out = redactor(credentialsOf(url))(`opening ${url}; and mysql://u:x@y-tail@other.test/db`);
+    expect(out).toBe("opening postgres://user:[secret]@db.example.test/pulumi; and mysql://u:[secret]@other.test/db");
+  });
+
+  it("removes a secret holding a quote or a backslash in its JSON-escaped forms too (events, quoted messages)", () => {
+    const secret = 'pa"ss\\word-1';
+    const redact = redactor([secret]);
+    const once = JSON.stringify({ value: secret });
+    const twice = JSON.stringify({ message: once });
+    for (const text of [secret, once, twice]) expect(redact(text), text).not.toMatch(/ss.{0,6}word-1/);
+  });
+
+  it("removes share links whose id holds +, / or =, or is given as s?id=", () => {
+    const redact = redactor([]);
+    for (const link of ["https://share.example.test/de/s?Ab+cD/ef=gh12", "https://share.example.test/en/s?id=Zx9_Yw8-Vu7", "/fr/s?id=AbC+dEf/GhI=="]) {
+      const out = redact(`link: ${link} end`);
+      expect(out, link).toMatch(/\/s\?(id=)?\[secret\] end$/);
+    }
+  });
+
   it("redacts an Automation API CommandError everywhere: message, stack, and the transcript in commandResult", () => {
     const transcript = { stdout: `config: apiKey=${KEY}`, stderr: `error: ${URL_WITH_PASSWORD} unreachable (${KEY})`, code: 255 };
     const inner = new Error(`spawn failed for ${KEY}`);

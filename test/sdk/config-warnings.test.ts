@@ -43,7 +43,7 @@ describe("credentials set as plain stack config", () => {
     await value(new BrowserSession("f", { browser: "chrome" }).urn);
     expect(warnings).toEqual([
       expect.stringMatching(/^remote-browser:apiKey is set as plain .*`pulumi config set --secret remote-browser:apiKey`/),
-      expect.stringMatching(/^remote-browser:api_key is set as plain .*`pulumi config rm remote-browser:api_key`.*`pulumi config set --secret remote-browser:apiKey`/),
+      expect.stringMatching(/^remote-browser:api_key is set as plain .*`pulumi config set --secret remote-browser:apiKey` \(and `pulumi config rm remote-browser:api_key`: the provider ignores that spelling\)/),
     ]);
     expect(warnings.join("\n")).not.toMatch(/rb_test_/);
   });
@@ -52,6 +52,16 @@ describe("credentials set as plain stack config", () => {
     pulumi.runtime.setAllConfig({ "remote-browser:baseurl": "https://api.example.com/v8", "remote-browser:baseUrl": "https://api.example.com/v8", "other:x": "1" }, []);
     await value(new BrowserSession("g", { browser: "chrome" }).urn);
     expect(warnings).toEqual([expect.stringMatching(/^remote-browser:baseurl is not a setting of the remote-browser provider and is ignored \(its settings: apiKey, baseUrl/)]);
+  });
+
+  it("warn of a misspelt namespace (remote_browser:, remotebrowser:), which Pulumi takes for another package's, naming the key the provider reads", async () => {
+    pulumi.runtime.setAllConfig({ "remote_browser:apiKey": "rb_test_typo", "remotebrowser:baseUrl": "https://api.example.com/v8", "other:apiKey": "1" }, ["remote_browser:apiKey"]);
+    await value(new BrowserSession("h", { browser: "chrome" }).urn);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^remote_browser:apiKey is not read by the remote-browser provider, which reads remote-browser:apiKey/),
+      expect.stringMatching(/^remotebrowser:baseUrl is not read by the remote-browser provider, which reads remote-browser:baseUrl/),
+    ]);
+    expect(warnings.join("\n")).not.toMatch(/rb_test_/);
   });
 
   it("say nothing when the key is a secret or not in the config at all", async () => {
@@ -80,6 +90,12 @@ describe("a password in the service's address", () => {
     // Again at the next resource, not only the first.
     expect(() => new BrowserSession("again", { browser: "chrome" })).toThrow(/carries a user name or password/);
     await expect(getSessions()).rejects.toThrow(/carries a user name or password/);
+  });
+
+  it("is refused for a key in its query too, naming the parameter and not the value", async () => {
+    pulumi.runtime.setAllConfig({ "remote-browser:baseUrl": "https://api.example.com/v8?api_key=hunter2-key" }, []);
+    expect(() => new BrowserSession("with-query-key", { browser: "chrome" })).toThrow(/^remote-browser:baseUrl carries a credential in its query \(the parameter "api_key"\): /);
+    expect(() => new BrowserSession("with-query-key", { browser: "chrome" })).not.toThrow(/hunter2/);
   });
 
   it("names a project-level key as usually committed in the warning", async () => {
