@@ -60,11 +60,14 @@ async function resourceOptions(stack: E2EStack, vmId: string, importing: Record<
   const status = () => stack.emulator.control.sessions().find((s) => s.vmId === vmId)!.status;
   const recorded = async () => (await sessionsInState(stack)).map((r) => `${r.urn.split("::").at(-1)} ${r.id}`);
 
+  // The stack's config keeps what a run set, so each run sets every option.
+  const plain = { ...importing, namePrefix: "review", aliasOf: "", protect: "false", retainOnDelete: "false", ignoreChanges: "" };
+
   // ignoreChanges: a changed url the program ignores is no change.
-  await stack.run("preview", { config: { ...importing, url: "https://changed.example.com/", ignoreChanges: "url" }, expectNoChanges: true });
+  await stack.run("preview", { config: { ...plain, url: "https://changed.example.com/", ignoreChanges: "url" }, expectNoChanges: true });
 
   // aliases and protect: renamed, the same session under its new name, and protected.
-  await stack.run("up", { config: { ...importing, namePrefix: "kept", aliasOf: "review", protect: "true" } });
+  await stack.run("up", { config: { ...plain, namePrefix: "kept", aliasOf: "review", protect: "true" } });
   expect(await recorded()).toEqual([`kept-firefox ${vmId}`]);
   const refused = await stack.run("destroy").catch((e: RunFailed) => e);
   expect(refused).toBeInstanceOf(RunFailed);
@@ -82,7 +85,7 @@ async function resourceOptions(stack: E2EStack, vmId: string, importing: Record<
 
   // Taken back by the import option, now with retainOnDelete; then removed from the program: left running,
   // and the account audit finds it held by no stack.
-  await stack.run("up", { config: { ...importing, retainOnDelete: "true" } });
+  await stack.run("up", { config: { ...plain, retainOnDelete: "true" } });
   expect(await recorded()).toEqual([`review-firefox ${vmId}`]);
   const removed = await stack.run("up", { config: { browsers: "" } });
   expect(removed.changes).toMatchObject({ delete: 1 });
@@ -93,7 +96,7 @@ async function resourceOptions(stack: E2EStack, vmId: string, importing: Record<
   expect(found.stdout.split("\n").find((l) => new RegExp(`^vm-\\*+${vmId.slice(-4)}\\s`).test(l))).toMatch(/running\s+\S+\s+NONE$/);
 
   // The documented way to end it: take it back by import, then destroy (the caller's).
-  await stack.run("up", { config: importing });
+  await stack.run("up", { config: plain });
   expect(await recorded()).toEqual([`review-firefox ${vmId}`]);
 }
 
