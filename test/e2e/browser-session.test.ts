@@ -101,7 +101,7 @@ async function resourceOptions(stack: E2EStack, vmId: string, importing: Record<
 }
 
 describe.concurrent("BrowserSession under the real engine", () => {
-  it("creates, previews without changes, replaces on a url change, drops an ended session on refresh, imports a running session by vmId in its place, and destroys, ending it", async () => {
+  it("creates, previews without changes, replaces on a url change, drops an ended session on refresh, imports a running session by vmId in its place, and destroys, ending it; on the imported session, the resource options (ignoreChanges, aliases, protect, state delete, retainOnDelete found by the account audit)", async () => {
     await withStack("sessions.js", async (stack) => {
       const up = await stack.run("up", { config: { url: "https://example.com/a", shareLanguage: "de" } });
       const first = (up.outputs.vmIds as Record<string, string>).chrome;
