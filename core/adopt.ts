@@ -4,6 +4,7 @@ import type { ProviderContext } from "./context";
 import { ImportError } from "./errors";
 import { DEFAULT_READY_TIMEOUT_SECONDS } from "./fields";
 import type { SessionOutputs } from "./fields";
+import { unconfirmedWarning } from "./imported";
 import { fromEntry, mirrorInputs } from "./outputs";
 import { sessionProgress } from "./progress";
 import { describe, waitForRunning } from "./wait";
@@ -12,13 +13,15 @@ import type { AdoptSessionRequest } from "./requests";
 /**
  * Import: takes over a session that was started elsewhere, by the configured key's account. The status
  * operation tells its state, browser and start time but not its share link, so an adopted session has
- * no shareUrl. It records the account's fingerprint, like a session this provider started.
+ * no shareUrl; its other inputs are recorded as declared, unconfirmed, and a warning says so
+ * (core/imported.ts). It records the account's fingerprint, like a session this provider started.
  */
 export async function adoptV8(ctx: ProviderContext, req: AdoptSessionRequest): Promise<{ id: string; outs: SessionOutputs }> {
   const { inputs, vmId } = req;
   const client = ctx.api();
   const { entry, owner } = await sessionToTakeOver(ctx, vmId, inputs.browser, `importing ${vmId}`);
   const outs: SessionOutputs = { ...mirrorInputs(inputs), vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner };
+  await ctx.reporter(req.urn).warning(unconfirmedWarning(vmId, Object.keys(mirrorInputs(inputs))));
   if (entry.status === "running") return { id: vmId, outs };
   const outcome = await waitForRunning({
     client,

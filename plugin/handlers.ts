@@ -104,7 +104,7 @@ export function nativeHandlers(
       return checkResponse(inputs, failures);
     }),
     diff: forSession("diff", async (resource, req) => {
-      const result = resource.diff(js(req.getOlds()), js(req.getNews()));
+      const result = resource.diff(js(req.getOlds()), js(req.getNews()), js(req.getOldInputs()));
       const resp = new proto.DiffResponse();
       resp.setChanges(result.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE);
       resp.setReplacesList(result.replaces);

@@ -8,6 +8,7 @@ import { INPUTS, SECRET_OUTPUTS } from "../core/fields";
 import type { SessionInputs } from "../core/fields";
 import { ConfigError } from "../core/errors";
 import { read, readById } from "../core/read";
+import { markUnconfirmed, unconfirmedWarning, withDeclaredAdopted } from "../core/imported";
 import { parseSessionsArgs, sessionsResult } from "../core/dataSources";
 import { asInitFailure } from "../engine-conventions/initFailure";
 import { reveal, unwrapProperties, wrapSecrets } from "../engine-conventions/secrets";
@@ -38,8 +39,10 @@ export class NativeBrowserSessions {
     return { inputs: onTheWire(withoutBookkeeping(news)), failures };
   }
 
-  diff(olds: Record<string, unknown>, news: Record<string, unknown>) {
-    const { changes, replaces, updates, deleteBeforeReplace } = diff(reveal(olds) as Record<string, unknown>, reveal(news) as Record<string, unknown>);
+  /** `oldInputs`: the inputs the state records, which stand in for what an import could not record. */
+  diff(olds: Record<string, unknown>, news: Record<string, unknown>, oldInputs: Record<string, unknown> = {}) {
+    const sides = withDeclaredAdopted(reveal(olds) as Record<string, unknown>, reveal(oldInputs) as Record<string, unknown>, reveal(news) as Record<string, unknown>);
+    const { changes, replaces, updates, deleteBeforeReplace } = diff(sides.olds, sides.news);
     return { changes, replaces, deleteBeforeReplace, diffs: [...replaces, ...updates] };
   }
 
@@ -58,7 +61,9 @@ export class NativeBrowserSessions {
 
   /**
    * Refresh (with the recorded outputs), or import and `get` (by id alone: no outputs recorded). An import
-   * hands back the one input the service lets us recover, the browser.
+   * hands back the one input the service lets us recover, the browser, and marks the others unconfirmed,
+   * with a warning: the engine's Read of an import carries no inputs, so what the program declares reaches
+   * the plugin only at the diff that follows (core/imported.ts).
    */
   async read(id: string, props: Record<string, unknown>, inputs: Record<string, unknown>, urn?: string) {
     if (Object.keys(props).length === 0) {
@@ -72,7 +77,8 @@ export class NativeBrowserSessions {
         );
       }
       const found = await readById(this.ctx, id, doing);
-      return { id, props: this.outputs(found.outs as unknown as Record<string, unknown>, []), inputs: found.inputs as unknown as Record<string, unknown> };
+      await this.ctx.reporter(urn).warning(unconfirmedWarning(id));
+      return { id, props: this.outputs(markUnconfirmed(found.outs) as unknown as Record<string, unknown>, []), inputs: found.inputs as unknown as Record<string, unknown> };
     }
     const { plain, secretNames } = unwrapProperties(props);
     const result = await read(this.ctx, { id, props: plain, urn, name: urn && urnName(urn) });

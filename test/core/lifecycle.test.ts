@@ -154,6 +154,16 @@ describe("import (create with __adoptVmId, which the SDK sets from the import op
     expect(t.emu.control.books().started).toBe(1);
   });
 
+  it("records the declared inputs the service cannot report, and warns naming them", async () => {
+    const { vmId } = await t.client().createSession({ browser: "edge", url: "https://started.example.com/", country: "de" });
+    await eventually(() => t.emu.control.sessions()[0]!.status === "running");
+    const urn = "urn:pulumi:pr-9::review::pulumi-nodejs:dynamic/remote-browser:BrowserSession::app";
+    const { outs } = await t.provider().create({ browser: "edge", url: "https://started.example.com/", country: "de", readyTimeoutSeconds: 30, __urn: urn, __adoptVmId: vmId });
+    expect(outs).toMatchObject({ url: "https://started.example.com/", country: "de", readyTimeoutSeconds: 30 });
+    expect(t.warnedOn).toEqual([{ urn, message: expect.stringContaining(`BrowserSession ${vmId}, taken in by its id`) }]);
+    expect(t.warnedOn[0]!.message).toContain("(declared: url, country)");
+  });
+
   it("waits for an adopted session that is still starting", async () => {
     t.emu.control.preparation({ paused: true });
     const { vmId } = await t.client().createSession({ browser: "chrome" });

@@ -1,11 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import * as path from "node:path";
+import { describe, expect, inject, it } from "vitest";
 import { RunFailed, childPids, commandOf, until, withStack } from "./harness";
 import type { E2EStack } from "./harness";
 import { isRunning } from "../helpers/processes";
 
 const TYPE = "pulumi-nodejs:dynamic/remote-browser:BrowserSession";
 
-async function sessionsInState(stack: E2EStack, exported?: string): Promise<Array<{ id: string; outputs: Record<string, unknown> }>> {
+async function sessionsInState(stack: E2EStack, exported?: string): Promise<Array<{ id: string; urn: string; outputs: Record<string, unknown> }>> {
   const state = JSON.parse(exported ?? (await stack.exportState()));
   return (state.deployment.resources ?? []).filter((r: { type: string }) => r.type === TYPE);
 }
@@ -29,8 +31,77 @@ async function expectNoSecretsInState(stack: E2EStack, exported?: string): Promi
   }
 }
 
+/** The first page of a session started outside Pulumi. */
+const STARTED_URL = "https://started-elsewhere.example.com/";
+
+/** Runs the installed runner's `audit` on the stack's own backend (its work folder's), as the sweep runs it. */
+function audit(stack: E2EStack): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { projectDir, pulumiBin } = inject("e2e");
+  const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
+  const { PULUMI_BACKEND_URL: _other, ...env } = process.env;
+  const child = spawn(process.execPath, [runner, "audit", "--orphan-minutes", "0", "--work-dir", stack.workDir], {
+    cwd: stack.workDir,
+    env: { ...env, PULUMI_REMOTE_BROWSER_PULUMI: pulumiBin, REMOTE_BROWSER_API_KEY: stack.emulator.apiKey, REMOTE_BROWSER_BASE_URL: stack.emulator.apiBaseUrl },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+/**
+ * The resource options and lifecycle commands of the options table (docs/browser-session.md) on the
+ * dynamic resource, chained on the stack of the first test and its imported session `vmId` (program
+ * config `importing`), one runner run per step: ignoreChanges, aliases, protect, state delete,
+ * retainOnDelete (which the account audit then finds), and taking a session left running back by import.
+ */
+async function resourceOptions(stack: E2EStack, vmId: string, importing: Record<string, string>) {
+  const status = () => stack.emulator.control.sessions().find((s) => s.vmId === vmId)!.status;
+  const recorded = async () => (await sessionsInState(stack)).map((r) => `${r.urn.split("::").at(-1)} ${r.id}`);
+
+  // The stack's config keeps what a run set, so each run sets every option.
+  const plain = { ...importing, namePrefix: "review", aliasOf: "", protect: "false", retainOnDelete: "false", ignoreChanges: "" };
+
+  // ignoreChanges: a changed url the program ignores is no change.
+  await stack.run("preview", { config: { ...plain, url: "https://changed.example.com/", ignoreChanges: "url" }, expectNoChanges: true });
+
+  // aliases and protect: renamed, the same session under its new name, and protected.
+  await stack.run("up", { config: { ...plain, namePrefix: "kept", aliasOf: "review", protect: "true" } });
+  expect(await recorded()).toEqual([`kept-firefox ${vmId}`]);
+  const refused = await stack.run("destroy").catch((e: RunFailed) => e);
+  expect(refused).toBeInstanceOf(RunFailed);
+  expect((refused as RunFailed).stdout + (refused as RunFailed).stderr).toMatch(/protected/);
+  expect(status()).toBe("running");
+
+  // pulumi state delete (after unprotect): out of the state, still running.
+  const [kept] = await sessionsInState(stack);
+  for (const args of [["state", "unprotect", kept!.urn, "--yes"], ["state", "delete", kept!.urn, "--yes"]]) {
+    const r = await stack.cli(args);
+    expect(r.code, r.stderr).toBe(0);
+  }
+  expect(await recorded()).toEqual([]);
+  expect(status()).toBe("running");
+
+  // Taken back by the import option, now with retainOnDelete; then removed from the program: left running,
+  // and the account audit finds it held by no stack.
+  await stack.run("up", { config: { ...plain, retainOnDelete: "true" } });
+  expect(await recorded()).toEqual([`review-firefox ${vmId}`]);
+  const removed = await stack.run("up", { config: { browsers: "" } });
+  expect(removed.changes).toMatchObject({ delete: 1 });
+  expect(await recorded()).toEqual([]);
+  expect(status()).toBe("running");
+  const found = await audit(stack);
+  expect(found.code, found.stderr).toBe(3);
+  expect(found.stdout.split("\n").find((l) => new RegExp(`^vm-\\*+${vmId.slice(-4)}\\s`).test(l))).toMatch(/running\s+\S+\s+NONE$/);
+
+  // The documented way to end it: take it back by import, then destroy (the caller's).
+  await stack.run("up", { config: plain });
+  expect(await recorded()).toEqual([`review-firefox ${vmId}`]);
+}
+
 describe.concurrent("BrowserSession under the real engine", () => {
-  it("creates, previews without changes, replaces on a url change, drops an ended session on refresh, imports a running session by vmId in its place, and destroys, ending it", async () => {
+  it("creates, previews without changes, replaces on a url change, drops an ended session on refresh, imports a running session by vmId in its place, and destroys, ending it; on the imported session, the resource options (ignoreChanges, aliases, protect, state delete, retainOnDelete found by the account audit)", async () => {
     await withStack("sessions.js", async (stack) => {
       const up = await stack.run("up", { config: { url: "https://example.com/a", shareLanguage: "de" } });
       const first = (up.outputs.vmIds as Record<string, string>).chrome;
@@ -67,21 +138,27 @@ describe.concurrent("BrowserSession under the real engine", () => {
       expect([first, second]).not.toContain(third);
       expect(running(stack)).toEqual([third]);
 
-      // A session started outside Pulumi, imported by its vmId in place of the stack's own.
+      // A session started outside Pulumi, imported by its vmId in place of the stack's own, declared with
+      // the url it was started with: the warning names what the service cannot confirm; no change afterwards.
       const res = await fetch(`${stack.emulator.apiBaseUrl}/vm/create`, {
         method: "POST",
         headers: { authorization: `Bearer ${stack.emulator.apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify({ browser: "firefox" }),
+        body: JSON.stringify({ browser: "firefox", url: STARTED_URL }),
       });
       const { vmId } = (await res.json()) as { vmId: string };
       await until(() => stack.emulator.control.sessions().find((s) => s.vmId === vmId && s.status === "running"));
-      const imported = await stack.run("up", { config: { browsers: "firefox", importId: vmId } });
+      const importing = { browsers: "firefox", importId: vmId, url: STARTED_URL };
+      const imported = await stack.run("up", { config: importing });
       expect((imported.outputs.vmIds as Record<string, string>).firefox).toBe(vmId);
+      expect(imported.stdout + imported.stderr).toContain(`BrowserSession ${vmId}, taken in by its id: the service reports its browser and state, not the other inputs it was started with (declared: url)`);
+      await stack.run("preview", { config: importing, expectNoChanges: true });
       expect(running(stack)).toEqual([vmId]); // the stack's own session ended with its resource
       expect(stack.emulator.control.books().started).toBe(4); // three by the stack, one by hand: none for the import
       const [adopted] = await sessionsInState(stack);
       expect(adopted.outputs.browserName).toBe("Mozilla Firefox");
       expect(adopted.outputs.shareUrl).toBeUndefined();
+
+      await resourceOptions(stack, vmId, importing);
 
       await stack.run("destroy");
       expect(running(stack)).toEqual([]);

@@ -2,12 +2,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { parse as parseYaml } from "yaml";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { Emulator, startEmulator } from "../../emulator";
 import { IMAGES } from "../../emulator/catalog";
 import { isRunning } from "../helpers/processes";
 import { childPids, commandOf, until } from "./harness";
-import { PulumiCli, accountBooks, filesText, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
+import { PulumiCli, accountBooks, complaints, filesText, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
 
 /**
  * BrowserSession, the data sources and the provider's settings served natively by the plugin, from Pulumi
@@ -53,6 +53,14 @@ async function setSecret(cli: PulumiCli, key: string, value: string) {
 
 const text = (r: { stdout: string; stderr: string }) => `${r.stdout}\n${r.stderr}`;
 
+/** The command warned, and of nothing but what an import of `vmId` cannot confirm. */
+function expectOnlyImportWarning(r: { stdout: string; stderr: string; code: number }, vmId: string) {
+  const lines = complaints(r);
+  expect(lines.length).toBeGreaterThan(0);
+  const warning = `warning: BrowserSession ${vmId}, taken in by its id: the service reports its browser and state, not the other inputs it was started with (url, language,`;
+  for (const line of lines) expect(line).toContain(warning);
+}
+
 /** The usage meter the service reports for `apiKey`, in getUsage's shape (camelCase, absent where null). */
 async function meterOf(apiKey: string): Promise<unknown> {
   const res = await fetch(`${emulator.apiBaseUrl}/user/quota`, { headers: { authorization: `Bearer ${apiKey}` } });
@@ -71,12 +79,15 @@ async function meterOf(apiKey: string): Promise<unknown> {
   return { ...(camel(raw) as object), hasPlan: has_plan, meter: "sessions" };
 }
 
+/** The first page of the sessions started outside Pulumi. */
+const STARTED_URL = "https://started-elsewhere.example.com/";
+
 /** Starts a session with a raw request to the service, as something outside Pulumi would. */
 async function startOutside(apiKey: string, browser: string): Promise<string> {
   const res = await fetch(`${emulator.apiBaseUrl}/vm/create`, {
     method: "POST",
     headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({ browser, url: "https://started-elsewhere.example.com/" }),
+    body: JSON.stringify({ browser, url: STARTED_URL }),
   });
   const answer = (await res.json()) as { status: string; vmId: string };
   expect(answer.status).toBe("ok");
@@ -150,7 +161,7 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     }
   });
 
-  it("pulumi import takes over a session started elsewhere, --out writes its program, destroy ends it; an unknown or ended id fails naming the cause and imports nothing", async () => {
+  it("pulumi import takes over a session started elsewhere, --out writes its program, destroy ends it; an unknown or ended id fails naming the cause and imports nothing; then, on the same stack, no drift declared with its inputs, the import option, ignoreChanges, aliases, retainOnDelete, protect and state delete", async () => {
     const account = newAccount(emulator);
     const cli = await stackOf("import", "import");
     try {
@@ -162,8 +173,10 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       emulator.control.setState(outside, "running"); // prepared: the import needs no waiting
 
       const out = path.join(cli.dir, "imported.yaml");
-      const imported = await cli.clean(["import", BROWSER_SESSION, "review", outside, "--yes", "--protect=false", "--out", out]);
+      const imported = await cli.ok(["import", BROWSER_SESSION, "review", outside, "--yes", "--protect=false", "--out", out]);
       expect(imported.stdout).toMatch(/=\s+1 imported/);
+      // The one warning (the display repeats it on the row's lines): what the service cannot confirm, named.
+      expectOnlyImportWarning(imported, outside);
       const session = (await cli.resources()).find((r) => r.type === BROWSER_SESSION)!;
       expect(session.id).toBe(outside);
       expect(session.inputs).toEqual({ browser: "firefox" });
@@ -194,14 +207,81 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
         expect(where.includes(account.apiKey), "the key appears in the state").toBe(false);
       }
 
+      await resourceOptions(cli, account, outside);
+
       await cli.clean(["destroy", "--yes"]);
-      expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 2, running: 0, neverEnded: 0 });
+      expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 3, running: 0, neverEnded: 0 });
       expect(emulator.control.sessions().find((s) => s.vmId === outside)!.status).not.toBe("running");
       expect(await cli.resources()).toEqual([]);
     } finally {
       if (accountBooks(emulator, account.accountId).neverEnded > 0) await cli.run(["destroy", "--yes"]);
     }
   });
+
+  /**
+   * The chain of the import test, on its stack and its imported session `review` (started elsewhere with
+   * STARTED_URL): what each resource option and lifecycle command does to a session, as the options table of
+   * docs/browser-session.md says. One engine run per step; the program is rewritten between them.
+   */
+  async function resourceOptions(cli: PulumiCli, account: { apiKey: string; accountId: string }, review: string) {
+    const base = fs.readFileSync(path.join(programs, "import", "Pulumi.yaml"), "utf8");
+    const program = (resources: Record<string, unknown>) => fs.writeFileSync(path.join(cli.dir, "Pulumi.yaml"), `${base}${stringifyYaml({ resources })}`);
+    const session = (properties: Record<string, unknown>, options: Record<string, unknown> = {}) => ({ type: BROWSER_SESSION, properties, ...(Object.keys(options).length ? { options } : {}) });
+    const urnOf = (name: string) => `urn:pulumi:dev::native-import::${BROWSER_SESSION}::${name}`;
+    const status = (vmId: string) => emulator.control.sessions().find((s) => s.vmId === vmId)!.status;
+    const recorded = async () => (await cli.resources()).filter((r) => r.type === BROWSER_SESSION).map((r) => `${r.urn.split("::").at(-1)} ${r.id}`).sort();
+    // Declared with the inputs it was started with, and the provider's own: no change (the url and the rest
+    // are recorded as declared, unconfirmed), neither at preview nor at up.
+    const declared = { browser: "firefox", url: STARTED_URL, shareLanguage: "de", readyTimeoutSeconds: 60 };
+    program({ review: session(declared) });
+    await cli.clean(["preview", "--expect-no-changes"]);
+
+    // The import option: a second session taken in by the program, declared with its url; no change afterwards.
+    const kept = await startOutside(account.apiKey, "chrome");
+    emulator.control.setState(kept, "running");
+    program({ review: session(declared), kept: session({ browser: "chrome", url: STARTED_URL }, { import: kept }) });
+    const importedByOption = await cli.ok(["up", "--yes"]);
+    expect(importedByOption.stdout).toMatch(/=\s+1 imported/);
+    expectOnlyImportWarning(importedByOption, kept);
+    await cli.clean(["preview", "--expect-no-changes"]);
+
+    // ignoreChanges: a changed url the program ignores is no change (and no new session).
+    const ignoring = session({ ...declared, url: "https://changed.example.com/" }, { ignoreChanges: ["url"] });
+    program({ review: ignoring, kept: session({ browser: "chrome", url: STARTED_URL }, { import: kept }) });
+    await cli.clean(["preview", "--expect-no-changes"]);
+
+    // aliases: renamed, the session is the same one, recorded under its new name.
+    program({ renamed: session(declared, { aliases: [urnOf("review")] }), kept: session({ browser: "chrome", url: STARTED_URL }, { import: kept, retainOnDelete: true }) });
+    await cli.clean(["up", "--yes"]);
+    expect(await recorded()).toEqual([`kept ${kept}`, `renamed ${review}`].sort());
+
+    // retainOnDelete: removed from the program, the session is dropped from the state and left running;
+    // `--diff` names it by its id in the delete (the provider is not called, so it cannot say more).
+    program({ renamed: session(declared, { aliases: [urnOf("review")], protect: true }) });
+    const retained = await cli.clean(["up", "--yes", "--diff"]);
+    expect(retained.stdout).toMatch(new RegExp(`- ${BROWSER_SESSION}: \\(delete\\)\\s+\\[id=${kept}\\]`));
+    expect(await recorded()).toEqual([`renamed ${review}`]);
+    expect(status(kept)).toBe("running");
+
+    // protect: destroy fails naming it, and ends nothing.
+    const protectedDestroy = await cli.fails(["destroy", "--yes"]);
+    expect(text(protectedDestroy)).toMatch(/protected/);
+    expect(status(review)).toBe("running");
+
+    // pulumi state delete (after unprotect): the session leaves the state and runs on.
+    await cli.clean(["state", "unprotect", urnOf("renamed"), "--yes"]);
+    await cli.clean(["state", "delete", urnOf("renamed"), "--yes"]);
+    expect(await recorded()).toEqual([]);
+    expect(status(review)).toBe("running");
+
+    // The documented way to end sessions left running: import them back by id, then destroy (the caller's).
+    program({});
+    const file = path.join(cli.dir, "leftovers.json");
+    fs.writeFileSync(file, JSON.stringify({ resources: [kept, review].map((id, i) => ({ type: BROWSER_SESSION, name: `leftover${i}`, id })) }));
+    const back = await cli.ok(["import", "--file", file, "--yes", "--protect=false"]);
+    expect(back.stdout).toMatch(/=\s+2 imported/);
+    expect(accountBooks(emulator, account.accountId).running).toBe(2);
+  }
 
   it("API version 7: up, refresh and destroy each put their warning on the session's own row, not the stack's", async () => {
     const account = newAccount(emulator);

@@ -4,6 +4,7 @@ import { nativeHandlers } from "../../plugin/handlers";
 import { NativeBrowserSessions } from "../../plugin/resource";
 import { BROWSER_SESSION } from "../../plugin/tokens";
 import { isSecret, reveal, secret } from "../../engine-conventions/secrets";
+import { INPUTS, UNKNOWN } from "../../core/fields";
 import { virtualClock, thrown, useEmulator } from "../helpers/emulator";
 
 /**
@@ -82,6 +83,14 @@ describe("read", () => {
     expect(read.props).toMatchObject({ vmId, browser: "firefox", browserName: "Mozilla Firefox", apiVersion: "v8" });
     expect(read.props).not.toHaveProperty("shareUrl");
     expect(read.props.owner).toMatch(/^acct2-/);
+  });
+
+  it("by id alone marks every input but the browser unconfirmed and warns, naming the service's inputs it cannot confirm", async () => {
+    const vmId = (await t.client().createSession({ browser: "firefox", url: "https://started.example.com/" })).vmId;
+    const read = await native().read(vmId, {}, {}, URN);
+    expect(read.props.unconfirmedInputs).toEqual(Object.keys(INPUTS).filter((k) => k !== "browser"));
+    expect(t.warnedOn).toEqual([{ urn: URN, message: expect.stringContaining(`BrowserSession ${vmId}, taken in by its id`) }]);
+    expect(t.warnedOn[0]!.message).toContain("(url, language, layout, country, egress, shareLanguage, callbackUrl, idempotencyKey)");
   });
 
   it("by id alone fails, naming the cause in the user's words, for a session the account does not know or that has ended", async () => {
@@ -171,6 +180,26 @@ describe("check, diff, update and delete", () => {
     expect(native().diff(olds, { ...olds, url: secret("https://b.example.com/") })).toMatchObject({ changes: true, replaces: ["url"], diffs: ["url"] });
     expect(native().diff(olds, { ...olds, readyTimeoutSeconds: 90 })).toMatchObject({ changes: true, replaces: [], diffs: ["readyTimeoutSeconds"] });
     expect(native().diff(olds, { ...olds })).toMatchObject({ changes: false, diffs: [] });
+  });
+
+  it("after an import, adopts what the program declares for the inputs the import could not record, then diffs against the recorded inputs", async () => {
+    const vmId = (await t.client().createSession({ browser: "firefox", url: "https://started.example.com/", country: "de" })).vmId;
+    const { props, inputs } = await native().read(vmId, {}, {}, URN);
+    const declared = { browser: "firefox", url: secret("https://started.example.com/"), country: "de", shareLanguage: "fr", readyTimeoutSeconds: 60 };
+    // The import's diff (the import option), and the first after a `pulumi import`: the state's inputs are the browser alone.
+    expect(native().diff(props, declared, inputs)).toMatchObject({ changes: false, replaces: [], diffs: [] });
+    // A value not known yet at preview is no change either.
+    expect(native().diff(props, { ...declared, url: UNKNOWN }, inputs)).toMatchObject({ changes: false });
+    // Once the state records the declared inputs, a change of one replaces the session, and removing one does too.
+    expect(native().diff(props, { ...declared, url: "https://other.example.com/" }, declared)).toMatchObject({ changes: true, replaces: ["url"] });
+    const { country: _dropped, ...withoutCountry } = declared;
+    expect(native().diff(props, withoutCountry, declared)).toMatchObject({ changes: true, replaces: ["country"] });
+    expect(native().diff(props, { ...declared, readyTimeoutSeconds: 90 }, declared)).toMatchObject({ changes: true, replaces: [], diffs: ["readyTimeoutSeconds"] });
+    // The browser, which the service reports, is never adopted.
+    expect(native().diff(props, { ...declared, browser: "chrome" }, inputs)).toMatchObject({ changes: true, replaces: ["browser"] });
+    // A session the plugin started is diffed against its outputs, as before: nothing is adopted.
+    const created = await native().create(URN.replace("::app", "::own"), { browser: "chrome" }, undefined);
+    expect(native().diff(created.outs, { browser: "chrome", url: "https://x.example.com/" }, {})).toMatchObject({ changes: true, replaces: ["url"] });
   });
 
   it("updates in place with the share link still secret", async () => {

@@ -158,8 +158,8 @@ describe("BrowserSession over gRPC", () => {
     expect(detail.getProperties().toJavaScript()).not.toHaveProperty("shareUrl");
   });
 
-  it("Read by id alone is an import: the browser as the input, no share link", async () => {
-    const created = await call("create", createRequest({ browser: "brave" }));
+  it("Read by id alone is an import: the browser as the input, no share link; Diff then takes the state's inputs for what the import could not record", async () => {
+    const created = await call("create", createRequest({ browser: "brave", url: "https://a.example.com/" }));
     const req = new provproto.ReadRequest();
     req.setId(created.getId());
     req.setUrn(URN);
@@ -169,6 +169,22 @@ describe("BrowserSession over gRPC", () => {
     expect(res.getId()).toBe(created.getId());
     expect(res.getInputs().toJavaScript()).toEqual({ browser: "brave" });
     expect(res.getProperties().toJavaScript()).not.toHaveProperty("shareUrl");
+    // The engine's Diff after the import: the read's outputs as olds, the state's inputs as old_inputs.
+    const diff = (oldInputs: Record<string, unknown>, news: Record<string, unknown>) => {
+      const d = new provproto.DiffRequest();
+      d.setId(created.getId());
+      d.setUrn(URN);
+      d.setType(TYPE);
+      d.setOlds(res.getProperties());
+      d.setOldInputs(Struct.fromJavaScript(oldInputs));
+      d.setNews(Struct.fromJavaScript(news));
+      return call("diff", d);
+    };
+    const declared = { browser: "brave", url: "https://a.example.com/" };
+    expect((await diff(res.getInputs().toJavaScript(), declared)).getChanges()).toBe(provproto.DiffResponse.DiffChanges.DIFF_NONE);
+    const changed = await diff(declared, { ...declared, url: "https://b.example.com/" });
+    expect(changed.getChanges()).toBe(provproto.DiffResponse.DiffChanges.DIFF_SOME);
+    expect(changed.getReplacesList()).toEqual(["url"]);
   });
 });
 

@@ -7,6 +7,11 @@ module.exports = async () => {
   const browsers = (config.get("browsers") ?? "chrome").split(",").filter(Boolean);
   const count = config.getNumber("count") ?? 1;
   const importId = config.get("importId");
+  // Resource options, for the options table's tests: a name prefix (and the former one, as an alias),
+  // protect, retainOnDelete and ignoreChanges (a comma-separated list).
+  const prefix = config.get("namePrefix") ?? "review";
+  const aliasOf = config.get("aliasOf");
+  const ignoreChanges = config.get("ignoreChanges");
   // Reads the account's meter the way a per-PR program checks its capacity first.
   const usage = config.getBoolean("useUsage") ? await getUsage() : undefined;
   const sessions = {};
@@ -14,11 +19,12 @@ module.exports = async () => {
     for (let i = 0; i < count; i++) {
       const key = count > 1 ? `${browser}-${i}` : browser;
       sessions[key] = new BrowserSession(
-        `review-${key}`,
+        `${prefix}-${key}`,
         {
           browser,
           ...(importId
-            ? {}
+            ? // An imported session is declared with the url it was started with, when one is given.
+              { url: config.get("url") }
             : {
                 url: config.get("url") ?? "https://example.com/",
                 country: config.get("country"),
@@ -28,7 +34,13 @@ module.exports = async () => {
                 waitForCapacitySeconds: config.getNumber("waitForCapacitySeconds"),
               }),
         },
-        importId ? { import: importId } : undefined,
+        {
+          import: importId,
+          protect: config.getBoolean("protect"),
+          retainOnDelete: config.getBoolean("retainOnDelete"),
+          ignoreChanges: ignoreChanges ? ignoreChanges.split(",") : undefined,
+          aliases: aliasOf ? [{ name: `${aliasOf}-${key}` }] : undefined,
+        },
       );
     }
   }
