@@ -111,10 +111,12 @@ export const INPUTS = {
   shareLanguage: {
     type: "string",
     role: "api",
-    onChange: "replace",
+    // The link's `<locale>` segment sets the viewer language, and any of the values may be put in it
+    // (the service's share links): a change rewrites the recorded links, the session runs on.
+    onChange: "in-place",
     rule: (v: string) => ((LOCALES as readonly string[]).includes(v) ? undefined : `must be one of ${LOCALES.join(", ")}, got "${truncate(v)}"`),
     default: '"en"',
-    doc: "Viewer language of the share link.",
+    doc: "Viewer language of the share link: a change rewrites the link's `<locale>` segment, and the session runs on.",
   },
   callbackUrl: {
     type: "string",
@@ -197,7 +199,7 @@ const inputsWhere = (p: (f: InputField) => boolean) => names(INPUTS).filter((n) 
 
 /** Inputs sent to the service when a session starts; changing any of them means a new session. */
 export const API_INPUTS = inputsWhere((f) => f.role === "api");
-/** Inputs only the provider reads; they change in place, without calling the service. */
+/** Inputs only the provider reads; they change in place, without calling the service (as shareLanguage does). */
 export const PROVIDER_INPUTS = inputsWhere((f) => f.role === "provider");
 export const REPLACING_INPUTS = inputsWhere((f) => f.onChange === "replace");
 export const IN_PLACE_INPUTS = inputsWhere((f) => f.onChange === "in-place");

@@ -46,7 +46,8 @@ export class SessionProvider {
     return check(this.ctx, olds, news);
   }
 
-  diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
+  diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
+    this.ctx.recordedSessionShown(id);
     const { changes, replaces, deleteBeforeReplace } = diff(olds, news);
     return { changes, replaces, deleteBeforeReplace };
   }
@@ -73,6 +74,7 @@ export class SessionProvider {
 
   async read(id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {
     // The dynamic provider host does not say which resource it reads: its warnings go to the stack.
+    this.ctx.recordedSessionShown(id);
     const result = await read(this.ctx, { id, props });
     return result.inputs ? { ...result, inputs: { ...result.inputs, ...recorded(props) } } : result;
   }

@@ -31,7 +31,7 @@ export interface BrowserSessionArgs {
    * country part of `country`). Changing it replaces the session.
    */
   egress?: pulumi.Input<"residential">;
-  /** Viewer language of the share link. Changing it replaces the session. @default "en" */
+  /** Viewer language of the share link: a change rewrites the link's `<locale>` segment, and the session runs on. Changes in place. @default "en" */
   shareLanguage?: pulumi.Input<ShareLanguage>;
   /** http(s) address the viewer opens when someone leaves the session or its ended screen; at most 2,000 characters. Changing it replaces the session. */
   callbackUrl?: pulumi.Input<string>;
