@@ -28,7 +28,7 @@ module.exports = async () => {
                 waitForCapacitySeconds: config.getNumber("waitForCapacitySeconds"),
               }),
         },
-        importId ? { import: importId } : undefined,
+        importId ? { import: importId } : config.get("replaceOnChanges") ? { replaceOnChanges: config.get("replaceOnChanges").split(",") } : undefined,
       );
     }
   }
