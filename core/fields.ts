@@ -197,9 +197,9 @@ export type OutputName = keyof typeof OUTPUTS;
 const names = <T extends object>(o: T) => Object.keys(o) as Array<keyof T>;
 const inputsWhere = (p: (f: InputField) => boolean) => names(INPUTS).filter((n) => p(INPUTS[n] as InputField));
 
-/** Inputs sent to the service when a session starts; changing any of them means a new session. */
+/** Inputs sent to the service when a session starts; changing any of them but shareLanguage means a new session. */
 export const API_INPUTS = inputsWhere((f) => f.role === "api");
-/** Inputs only the provider reads; they change in place, without calling the service (as shareLanguage does). */
+/** Inputs only the provider reads; they change in place, without calling the service. */
 export const PROVIDER_INPUTS = inputsWhere((f) => f.role === "provider");
 export const REPLACING_INPUTS = inputsWhere((f) => f.onChange === "replace");
 export const IN_PLACE_INPUTS = inputsWhere((f) => f.onChange === "in-place");

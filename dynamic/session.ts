@@ -48,8 +48,11 @@ export class SessionProvider {
 
   diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
     this.ctx.recordedSessionShown(id);
-    const { changes, replaces, deleteBeforeReplace } = diff(olds, news);
-    return { changes, replaces, deleteBeforeReplace };
+    const { changes, replaces, updates, deleteBeforeReplace } = diff(olds, news);
+    // The program's replaceOnChanges, which the engine cannot apply to a dynamic resource (see wireFields.ts).
+    const asked = Array.isArray(news.__replaceOnChanges) ? (news.__replaceOnChanges as unknown[]) : [];
+    const replacedByOption = updates.filter((k) => asked.includes(k) || asked.includes("*"));
+    return { changes, replaces: [...replaces, ...replacedByOption], deleteBeforeReplace };
   }
 
   async create(inputs: SessionInputs & DynamicInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }> {

@@ -125,6 +125,7 @@ export class BrowserSession extends pulumi.CustomResource {
         // The engine does not tell a dynamic provider which resource it serves; with its URN, the provider
         // puts progress and warnings on this resource's row. diff ignores it: it changes nothing.
         urn: ownUrn(name, opts?.parent),
+        replaceOnChanges: opts?.replaceOnChanges,
       }),
     );
     for (const field of [...Object.keys(OUTPUTS), ...DYNAMIC_OUTPUTS]) props[field] = undefined;

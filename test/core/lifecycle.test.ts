@@ -76,6 +76,14 @@ describe("diff", () => {
     });
   }
 
+  it("applies the program's replaceOnChanges, which the engine cannot apply to a dynamic resource, to in-place inputs", async () => {
+    const { id, outs } = await created();
+    const news = { ...INPUTS, shareLanguage: "ja", readyTimeoutSeconds: 120 };
+    expect(provider().diff(id, outs, { ...news, __replaceOnChanges: ["shareLanguage"] }).replaces).toEqual(["shareLanguage"]);
+    expect(provider().diff(id, outs, { ...news, __replaceOnChanges: ["*"] }).replaces.sort()).toEqual(["readyTimeoutSeconds", "shareLanguage"]);
+    expect(provider().diff(id, outs, { ...INPUTS, __replaceOnChanges: ["shareLanguage"] }).changes).toBe(false);
+  });
+
   it("replaces when an API input is not known yet (preview)", async () => {
     const { id, outs } = await created();
     expect(provider().diff(id, outs, { ...INPUTS, url: UNKNOWN })).toEqual({ changes: true, replaces: ["url"], deleteBeforeReplace: true });

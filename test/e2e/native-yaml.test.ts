@@ -358,7 +358,7 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       expect(own.control.books().neverEnded).toBe(2);
 
       // A remove slower than beside's customTimeouts.delete (2 s): destroy fails naming it, and keeps it.
-      own.control.fault({ operation: "remove", kind: "delay_before", delayMs: 8_000, count: 2 });
+      own.control.fault({ operation: "remove", kind: "delay_before", delayMs: 8_000, count: 1 });
       const destroy = await cli.fails(["destroy", "--yes"]);
       expect(text(destroy)).toContain(`ending session ${besideId} did not finish within the resource's customTimeouts.delete (2 s), so it stays in the stack`);
       expect((await cli.resources()).filter((r) => r.type === BROWSER_SESSION).map((r) => r.id)).toContain(besideId);
