@@ -13,9 +13,10 @@ import { PulumiCli, accountBooks, filesText, newAccount, pulumiInstall, yamlLang
  * BrowserSession, the data sources and the provider's settings served natively by the plugin, from Pulumi
  * YAML with the plain CLI and the real YAML language host (issue 22): two accounts in one stack through an
  * explicit provider, `pulumi import` of a session started elsewhere, `customTimeouts.create`, and a wrong
- * key or setting refused at preview. The programs are in test/e2e/programs/native-yaml; each test has a
- * stack of its own and, on the shared emulator, accounts of its own, so the tests run at once and each
- * reads its own accounts' share of the books. The plugin comes from the packed package as npm installed it
+ * key or setting refused at preview; every kind of replacement on a running limit of 1, the viewer language
+ * changed in place and a destroy bounded by customTimeouts.delete (issue 43). The programs are in
+ * test/e2e/programs/native-yaml; each test has a stack of its own and, on the shared emulator, accounts of
+ * its own, so the tests run at once and each reads its own accounts' share of the books. The plugin comes from the packed package as npm installed it
  * into the e2e project (test/e2e/global-setup.ts), linked into each program's copy, where the program's
  * Pulumi.yaml declares it; yaml-cli.test.ts runs the README's own `npm install` in a program folder.
  */
