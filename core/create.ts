@@ -1,4 +1,6 @@
-import type { ApiVersion, CreateRequest, V7CreateRequest } from "../client";
+import { isRemoteBrowserError } from "../client";
+import type { ApiVersion, CreateAnswer, CreateRequest, V7CreateRequest } from "../client";
+import type { Reporter } from "./report";
 import { ADOPT } from "./adopt";
 import { createWhenCapacity } from "./capacity";
 import type { ProviderContext } from "./context";
@@ -77,13 +79,15 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
   const report = ctx.reporter(req.urn);
   const progress = sessionProgress(report);
 
+  // The session this create replaces, once a key has answered with it.
+  let replaced: string | undefined;
   for (let step = 0; step < MAX_KEY_STEPS; step++) {
     if (ctx.cancelled()) throw new CancelledError("the update was cancelled before the session was started; no session was started");
     const key = successorKey(baseKey, step);
     // The service's clock at its answer, so that telling an earlier session from a new one does not
     // depend on how well our clock agrees with the service's.
     let answeredAt = clock.now();
-    const answer = await createWhenCapacity({
+    const start = () => createWhenCapacity({
       onServerTime: (ms) => (answeredAt = ms),
       // Refusals for the rate limit are retried within the resource's own deadline when it is under 60 s.
       retryWithinMs: Math.max(0, deadline - clock.now()),
@@ -102,7 +106,21 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
         ),
       onProgress: progress.queued,
     });
+    const answer = replaced ? await startBeside(ctx, replaced, start, report, req.name) : await start();
     const vmId = answer.vmId;
+    if (ctx.isRecordedSession(vmId)) {
+      // The key is the one the session being replaced was started under (same resource, same inputs: a
+      // --replace, a replaceOnChanges on an input the service is not sent, a replacementTrigger), and the
+      // engine ends that session after this create, or has already. Its replacement is the next key's.
+      if (userKey) {
+        throw new StaleIdempotencyKeyError(
+          `idempotencyKey "${userKey}" belongs to session ${vmId}, the one being replaced; set a new idempotencyKey to start its replacement`,
+          { vmId },
+        );
+      }
+      replaced = vmId;
+      continue;
+    }
     const outs: SessionOutputs = {
       ...mirrorInputs(inputs),
       vmId,
@@ -160,6 +178,8 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
     switch (verdict.kind) {
       case "running": {
         const running = { ...outs, ...fromEntry(verdict.entry) };
+        // Started before this create asked: a session of an earlier run handed over through its key.
+        if (startedBefore(verdict.entry, answeredAt)) ctx.handedOverEarlierSession(vmId);
         if (verdict.warning) await report.warning(`${sessionName(req.name)}: ${verdict.warning}`);
         return { id: vmId, outs: running, idempotencyKey: key };
       }
@@ -170,6 +190,35 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
     }
   }
   throw new IdempotencyKeysExhaustedError(`no fresh idempotency key found after ${MAX_KEY_STEPS} ended sessions of this resource`);
+}
+
+/**
+ * Starts the replacement of session `replaced` while the engine still holds it (a replacement the engine
+ * makes create-before-delete: --replace, a tainted resource, a replacementTrigger, or the program's
+ * deleteBeforeReplace: false). When the account's running limit leaves no room beside it, the replacement
+ * could never start, and the engine would end the old session only after it had: the old session is ended
+ * first, as delete-before-replace would, and said so. The engine's delete of it afterwards finds it ended.
+ */
+async function startBeside(
+  ctx: ProviderContext,
+  replaced: string,
+  start: () => Promise<CreateAnswer>,
+  report: Reporter,
+  name: string | undefined,
+): Promise<CreateAnswer> {
+  try {
+    return await start();
+  } catch (err) {
+    if (!isRemoteBrowserError(err) || err.code !== "upgrade") throw err;
+    const quota = await ctx.api().quota();
+    if (quota.running_sessions_remaining > 0 || (quota.cycle_session_limit !== null && quota.cycle_sessions_remaining === 0)) throw err;
+    await ctx.api().removeSession(replaced);
+    await report.warning(
+      `${sessionName(name)}: the account's running limit (${quota.running_session_limit}) leaves no room for the replacement beside session ${replaced}, ` +
+        "so that session was ended first, as deleteBeforeReplace does; its link is down until the replacement runs",
+    );
+    return start();
+  }
 }
 
 /**
@@ -310,6 +359,11 @@ export function apiRequest(inputs: Record<string, unknown>): CreateRequest {
 function isStaleReplay(outcome: WaitOutcome, answeredAt: number): boolean {
   if (outcome.kind === "unknown" || outcome.kind === "ended") return true;
   if (outcome.kind !== "failed") return false;
-  const created = Date.parse(outcome.entry.created);
+  return startedBefore(outcome.entry, answeredAt);
+}
+
+/** Whether the service started the session well before it answered this create. */
+function startedBefore(entry: { created: string }, answeredAt: number): boolean {
+  const created = Date.parse(entry.created);
   return Number.isFinite(created) && created < answeredAt - REPLAY_SKEW_MS;
 }

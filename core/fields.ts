@@ -111,10 +111,12 @@ export const INPUTS = {
   shareLanguage: {
     type: "string",
     role: "api",
-    onChange: "replace",
+    // The link's `<locale>` segment sets the viewer language, and any of the values may be put in it
+    // (the service's share links): a change rewrites the recorded links, the session runs on.
+    onChange: "in-place",
     rule: (v: string) => ((LOCALES as readonly string[]).includes(v) ? undefined : `must be one of ${LOCALES.join(", ")}, got "${truncate(v)}"`),
     default: '"en"',
-    doc: "Viewer language of the share link.",
+    doc: "Viewer language of the share link: a change rewrites the link's `<locale>` segment, and the session runs on.",
   },
   callbackUrl: {
     type: "string",
@@ -195,7 +197,7 @@ export type OutputName = keyof typeof OUTPUTS;
 const names = <T extends object>(o: T) => Object.keys(o) as Array<keyof T>;
 const inputsWhere = (p: (f: InputField) => boolean) => names(INPUTS).filter((n) => p(INPUTS[n] as InputField));
 
-/** Inputs sent to the service when a session starts; changing any of them means a new session. */
+/** Inputs sent to the service when a session starts; changing any of them but shareLanguage means a new session. */
 export const API_INPUTS = inputsWhere((f) => f.role === "api");
 /** Inputs only the provider reads; they change in place, without calling the service. */
 export const PROVIDER_INPUTS = inputsWhere((f) => f.role === "provider");

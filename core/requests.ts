@@ -50,14 +50,24 @@ export interface RecordedSessionRequest extends SessionRequest {
 }
 
 export type ReadSessionRequest = RecordedSessionRequest;
-export type DeleteSessionRequest = RecordedSessionRequest;
+
+export interface DeleteSessionRequest extends RecordedSessionRequest {
+  /**
+   * The resource's `customTimeouts.delete`, in seconds, where the engine passes it (the plugin's front
+   * door; a dynamic provider is never told): how long ending the session may take before destroy fails.
+   */
+  engineTimeoutSeconds?: number;
+}
 
 /**
  * An operation on a recorded session (`doing`, in the user's words), by the API version the session was
  * started with: its id checked first, then the version's own operation.
  */
-export function byRecordedVersion<R>(ops: Record<ApiVersion, (ctx: ProviderContext, req: RecordedSessionRequest) => Promise<R>>, doing: string) {
-  return async (ctx: ProviderContext, req: RecordedSessionRequest): Promise<R> => {
+export function byRecordedVersion<R, Q extends RecordedSessionRequest = RecordedSessionRequest>(
+  ops: Record<ApiVersion, (ctx: ProviderContext, req: Q) => Promise<R>>,
+  doing: string,
+) {
+  return async (ctx: ProviderContext, req: Q): Promise<R> => {
     checkSessionId(req.id, doing);
     return ops[ctx.versionOf(req.props).name](ctx, req);
   };

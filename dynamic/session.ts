@@ -46,9 +46,13 @@ export class SessionProvider {
     return check(this.ctx, olds, news);
   }
 
-  diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
-    const { changes, replaces, deleteBeforeReplace } = diff(olds, news);
-    return { changes, replaces, deleteBeforeReplace };
+  diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
+    this.ctx.recordedSessionShown(id);
+    const { changes, replaces, updates, deleteBeforeReplace } = diff(olds, news);
+    // The program's replaceOnChanges, which the engine cannot apply to a dynamic resource (see wireFields.ts).
+    const asked = Array.isArray(news.__replaceOnChanges) ? (news.__replaceOnChanges as unknown[]) : [];
+    const replacedByOption = updates.filter((k) => asked.includes(k) || asked.includes("*"));
+    return { changes, replaces: [...replaces, ...replacedByOption], deleteBeforeReplace };
   }
 
   async create(inputs: SessionInputs & DynamicInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }> {
@@ -73,6 +77,7 @@ export class SessionProvider {
 
   async read(id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {
     // The dynamic provider host does not say which resource it reads: its warnings go to the stack.
+    this.ctx.recordedSessionShown(id);
     const result = await read(this.ctx, { id, props });
     return result.inputs ? { ...result, inputs: { ...result.inputs, ...recorded(props) } } : result;
   }

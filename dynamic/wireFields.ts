@@ -11,12 +11,22 @@ export interface DynamicInputs {
   __adoptVmId?: string;
   /** The resource's URN, for its row of the engine's display (the engine does not tell a dynamic provider). */
   __urn?: string;
+  /**
+   * The resource's `replaceOnChanges` option. The engine applies it to the property names a diff reports
+   * as changed, which the dynamic provider protocol cannot report: the provider applies it itself.
+   */
+  __replaceOnChanges?: string[];
   __provider?: string;
 }
 
 /** What the SDK's resource sends beside its inputs. */
-export function wireInputs(fields: { seed: string; adoptVmId: string | undefined; urn: Promise<string | undefined> }): Record<string, unknown> {
-  return { __seed: fields.seed, __adoptVmId: fields.adoptVmId, __urn: fields.urn };
+export function wireInputs(fields: {
+  seed: string;
+  adoptVmId: string | undefined;
+  urn: Promise<string | undefined>;
+  replaceOnChanges?: string[];
+}): Record<string, unknown> {
+  return { __seed: fields.seed, __adoptVmId: fields.adoptVmId, __urn: fields.urn, __replaceOnChanges: fields.replaceOnChanges };
 }
 
 /**

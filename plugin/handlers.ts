@@ -104,12 +104,21 @@ export function nativeHandlers(
       return checkResponse(inputs, failures);
     }),
     diff: forSession("diff", async (resource, req) => {
-      const result = resource.diff(js(req.getOlds()), js(req.getNews()), js(req.getOldInputs()));
+      const result = resource.diff(req.getId(), js(req.getOlds()), js(req.getNews()), js(req.getOldInputs()));
       const resp = new proto.DiffResponse();
       resp.setChanges(result.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE);
       resp.setReplacesList(result.replaces);
       resp.setDiffsList(result.diffs);
       resp.setDeletebeforereplace(result.deleteBeforeReplace);
+      const Kind = proto.PropertyDiff.Kind;
+      const kinds = { add: [Kind.ADD, Kind.ADD_REPLACE], delete: [Kind.DELETE, Kind.DELETE_REPLACE], update: [Kind.UPDATE, Kind.UPDATE_REPLACE] };
+      for (const d of result.detailedDiff) {
+        const property = new proto.PropertyDiff();
+        property.setKind(kinds[d.change][d.replace ? 1 : 0]);
+        property.setInputdiff(true);
+        resp.getDetaileddiffMap().set(d.property, property);
+      }
+      resp.setHasdetaileddiff(true);
       return resp;
     }),
     create: forSession("create", async (resource, req) => {
@@ -135,7 +144,8 @@ export function nativeHandlers(
       return resp;
     }),
     delete: forSession("delete", async (resource, req) => {
-      await resource.delete(req.getId(), js(req.getProperties()), req.getUrn() || undefined);
+      const timeout = req.getTimeout();
+      await resource.delete(req.getId(), js(req.getProperties()), req.getUrn() || undefined, timeout > 0 ? timeout : undefined);
       return new m.empty.Empty();
     }),
     // The engine's Cancel (the user's Ctrl-C): the update is ending, and a create still waiting must not

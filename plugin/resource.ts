@@ -40,10 +40,20 @@ export class NativeBrowserSessions {
   }
 
   /** `oldInputs`: the inputs the state records, which stand in for what an import could not record. */
-  diff(olds: Record<string, unknown>, news: Record<string, unknown>, oldInputs: Record<string, unknown> = {}) {
+  diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>, oldInputs: Record<string, unknown> = {}) {
     const sides = withDeclaredAdopted(reveal(olds) as Record<string, unknown>, reveal(oldInputs) as Record<string, unknown>, reveal(news) as Record<string, unknown>);
-    const { changes, replaces, updates, deleteBeforeReplace } = diff(sides.olds, sides.news);
-    return { changes, replaces, deleteBeforeReplace, diffs: [...replaces, ...updates] };
+    const o = sides.olds;
+    const n = sides.news;
+    this.ctx.recordedSessionShown(id);
+    const { changes, replaces, updates, detailed, deleteBeforeReplace } = diff(o, n);
+    // Per property, as `pulumi preview --diff` shows it: added, removed or changed, and whether on the
+    // running session or on a new one.
+    const detailedDiff = Object.entries(detailed).map(([property, kind]) => ({
+      property,
+      change: (absent(o[property]) ? "add" : absent(n[property]) ? "delete" : "update") as "add" | "delete" | "update",
+      replace: kind === "replace",
+    }));
+    return { changes, replaces, deleteBeforeReplace, diffs: [...replaces, ...updates], detailedDiff };
   }
 
   async create(urn: string, news: Record<string, unknown>, engineTimeoutSeconds: number | undefined) {
@@ -66,6 +76,7 @@ export class NativeBrowserSessions {
    * the plugin only at the diff that follows (core/imported.ts).
    */
   async read(id: string, props: Record<string, unknown>, inputs: Record<string, unknown>, urn?: string) {
+    if (Object.keys(props).length > 0) this.ctx.recordedSessionShown(id);
     if (Object.keys(props).length === 0) {
       const doing = `reading session ${id.length <= 64 ? id : "(id not repeated)"} by its id (pulumi import, or a get)`;
       if (this.keyInPlainConfig) {
@@ -96,8 +107,8 @@ export class NativeBrowserSessions {
     return { outs: this.outputs(outs, new Set([...o.secretNames, ...n.secretNames])) };
   }
 
-  async delete(id: string, props: Record<string, unknown>, urn?: string): Promise<void> {
-    return del(this.ctx, { id, props: reveal(props) as Record<string, unknown>, urn, name: urn && urnName(urn) });
+  async delete(id: string, props: Record<string, unknown>, urn?: string, engineTimeoutSeconds?: number): Promise<void> {
+    return del(this.ctx, { id, props: reveal(props) as Record<string, unknown>, urn, name: urn && urnName(urn), engineTimeoutSeconds });
   }
 
   /**
@@ -118,3 +129,5 @@ export class NativeBrowserSessions {
     return wrapSecrets(onTheWire(withoutBookkeeping(outs)), [...SECRET_OUTPUTS, ...secretInputs]);
   }
 }
+
+const absent = (v: unknown) => v === undefined || v === null;

@@ -31,7 +31,7 @@ export interface BrowserSessionArgs {
    * country part of `country`). Changing it replaces the session.
    */
   egress?: pulumi.Input<"residential">;
-  /** Viewer language of the share link. Changing it replaces the session. @default "en" */
+  /** Viewer language of the share link: a change rewrites the link's `<locale>` segment, and the session runs on. Changes in place. @default "en" */
   shareLanguage?: pulumi.Input<ShareLanguage>;
   /** http(s) address the viewer opens when someone leaves the session or its ended screen; at most 2,000 characters. Changing it replaces the session. */
   callbackUrl?: pulumi.Input<string>;
@@ -125,6 +125,7 @@ export class BrowserSession extends pulumi.CustomResource {
         // The engine does not tell a dynamic provider which resource it serves; with its URN, the provider
         // puts progress and warnings on this resource's row. diff ignores it: it changes nothing.
         urn: ownUrn(name, opts?.parent),
+        replaceOnChanges: opts?.replaceOnChanges,
       }),
     );
     for (const field of [...Object.keys(OUTPUTS), ...DYNAMIC_OUTPUTS]) props[field] = undefined;

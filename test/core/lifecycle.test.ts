@@ -28,14 +28,15 @@ describe("diff", () => {
   it("reports no change when the inputs equal the recorded state", async () => {
     const { id, outs } = await created();
     t.emu.control.clearRequests();
-    expect(provider().diff(id, outs, { ...INPUTS })).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    // Delete-before-replace even with no change: the engine takes it for a replacement it decides itself.
+    expect(provider().diff(id, outs, { ...INPUTS })).toEqual({ changes: false, replaces: [], deleteBeforeReplace: true });
     expect(t.requests()).toHaveLength(0);
   });
 
   it("ignores the URN input: state written before it existed, or under another parent, shows no change", async () => {
     const { id, outs } = await created();
     const urn = "urn:pulumi:pr-9::review::pulumi-nodejs:dynamic/remote-browser:BrowserSession::app";
-    const none = { changes: false, replaces: [], deleteBeforeReplace: false };
+    const none = { changes: false, replaces: [], deleteBeforeReplace: true };
     expect(outs).not.toHaveProperty("__urn");
     expect(provider().diff(id, outs, { ...INPUTS, __urn: urn })).toEqual(none);
     expect(provider().diff(id, { ...outs, __urn: urn }, { ...INPUTS, __urn: urn.replace("::app", "::other") })).toEqual(none);
@@ -48,7 +49,6 @@ describe("diff", () => {
     ["layout", "de"],
     ["country", "fr-mrs"],
     ["egress", "residential"],
-    ["shareLanguage", "en"],
     ["callbackUrl", "https://example.com/elsewhere"],
     ["idempotencyKey", "new-key"],
   ];
@@ -69,12 +69,20 @@ describe("diff", () => {
     expect(provider().diff(id, outs, withoutUrl).replaces).toEqual(["url"]);
   });
 
-  for (const [property, value] of [["readyTimeoutSeconds", 120], ["requireLocation", false]] as const) {
+  for (const [property, value] of [["readyTimeoutSeconds", 120], ["requireLocation", false], ["shareLanguage", "en"]] as const) {
     it(`changes ${property} in place, without a replacement`, async () => {
       const { id, outs } = await created();
-      expect(provider().diff(id, outs, { ...INPUTS, [property]: value })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+      expect(provider().diff(id, outs, { ...INPUTS, [property]: value })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: true });
     });
   }
+
+  it("applies the program's replaceOnChanges, which the engine cannot apply to a dynamic resource, to in-place inputs", async () => {
+    const { id, outs } = await created();
+    const news = { ...INPUTS, shareLanguage: "ja", readyTimeoutSeconds: 120 };
+    expect(provider().diff(id, outs, { ...news, __replaceOnChanges: ["shareLanguage"] }).replaces).toEqual(["shareLanguage"]);
+    expect(provider().diff(id, outs, { ...news, __replaceOnChanges: ["*"] }).replaces.sort()).toEqual(["readyTimeoutSeconds", "shareLanguage"]);
+    expect(provider().diff(id, outs, { ...INPUTS, __replaceOnChanges: ["shareLanguage"] }).changes).toBe(false);
+  });
 
   it("replaces when an API input is not known yet (preview)", async () => {
     const { id, outs } = await created();

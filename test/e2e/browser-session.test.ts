@@ -127,15 +127,35 @@ describe.concurrent("BrowserSession under the real engine", () => {
       expect(stack.emulator.control.sessions().find((s) => s.vmId === first)?.status).toMatch(/stopping|deleted/);
       expect(stack.emulator.control.books().started).toBe(2);
 
+      // On a running limit of 1, from here on: the viewer language changes in place -- the same session,
+      // its link's locale segment rewritten -- and every other replacement still gives a new session.
+      stack.emulator.control.settings({ runningLimit: 1 });
+      const ja = { url: "https://example.com/b", shareLanguage: "ja" };
+      const inPlace = await stack.run("up", { config: ja });
+      expect(inPlace.changes.update).toBe(1);
+      expect((inPlace.outputs.vmIds as Record<string, string>).chrome).toBe(second);
+      expect(stack.emulator.control.books().started).toBe(2);
+      expect((await sessionsInState(stack))[0]!.outputs.shareLanguage).toBe("ja");
+      const tainted = await stack.cli(["state", "taint", "--yes", `urn:pulumi:${stack.name}::e2e::${TYPE}::review-chrome`]);
+      expect(tainted.code, tainted.stderr).toBe(0);
+      const afterTaint = (await stack.run("up", { config: ja })).outputs.vmIds as Record<string, string>;
+      expect(afterTaint.chrome).not.toBe(second);
+      const onChange = await stack.run("up", { config: { ...ja, shareLanguage: "fr", replaceOnChanges: "shareLanguage" } });
+      const fourth = (onChange.outputs.vmIds as Record<string, string>).chrome;
+      expect([second, afterTaint.chrome]).not.toContain(fourth);
+      expect(running(stack)).toEqual([fourth]);
+      expect(stack.emulator.control.books().started).toBe(4);
+      stack.emulator.control.settings({ runningLimit: 5 });
+
       // Ended out of band: refresh drops it from the state.
-      stack.emulator.control.endSession(second);
+      stack.emulator.control.endSession(fourth);
       await stack.run("refresh");
       expect(await sessionsInState(stack)).toHaveLength(0);
 
       // The next up starts a new session for it (the old key's session has ended).
-      const again = await stack.run("up", { config: { url: "https://example.com/b", shareLanguage: "de" } });
+      const again = await stack.run("up", { config: { url: "https://example.com/b", shareLanguage: "fr" } });
       const third = (again.outputs.vmIds as Record<string, string>).chrome;
-      expect([first, second]).not.toContain(third);
+      expect([first, second, fourth]).not.toContain(third);
       expect(running(stack)).toEqual([third]);
 
       // A session started outside Pulumi, imported by its vmId in place of the stack's own, declared with
@@ -153,7 +173,7 @@ describe.concurrent("BrowserSession under the real engine", () => {
       expect(imported.stdout + imported.stderr).toContain(`BrowserSession ${vmId}, taken in by its id: the service reports its browser and state, not the other inputs it was started with (declared: url)`);
       await stack.run("preview", { config: importing, expectNoChanges: true });
       expect(running(stack)).toEqual([vmId]); // the stack's own session ended with its resource
-      expect(stack.emulator.control.books().started).toBe(4); // three by the stack, one by hand: none for the import
+      expect(stack.emulator.control.books().started).toBe(6); // five by the stack, one by hand: none for the import
       const [adopted] = await sessionsInState(stack);
       expect(adopted.outputs.browserName).toBe("Mozilla Firefox");
       expect(adopted.outputs.shareUrl).toBeUndefined();

@@ -13,9 +13,10 @@ import { PulumiCli, accountBooks, complaints, filesText, newAccount, pulumiInsta
  * BrowserSession, the data sources and the provider's settings served natively by the plugin, from Pulumi
  * YAML with the plain CLI and the real YAML language host (issue 22): two accounts in one stack through an
  * explicit provider, `pulumi import` of a session started elsewhere, `customTimeouts.create`, and a wrong
- * key or setting refused at preview. The programs are in test/e2e/programs/native-yaml; each test has a
- * stack of its own and, on the shared emulator, accounts of its own, so the tests run at once and each
- * reads its own accounts' share of the books. The plugin comes from the packed package as npm installed it
+ * key or setting refused at preview; every kind of replacement on a running limit of 1, the viewer language
+ * changed in place and a destroy bounded by customTimeouts.delete (issue 43). The programs are in
+ * test/e2e/programs/native-yaml; each test has a stack of its own and, on the shared emulator, accounts of
+ * its own, so the tests run at once and each reads its own accounts' share of the books. The plugin comes from the packed package as npm installed it
  * into the e2e project (test/e2e/global-setup.ts), linked into each program's copy, where the program's
  * Pulumi.yaml declares it; yaml-cli.test.ts runs the README's own `npm install` in a program folder.
  */
@@ -368,6 +369,85 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     } finally {
       if (slow.control.books().neverEnded > 0) await cli.run(["destroy", "--yes"]);
       await slow.close();
+    }
+  });
+
+  it("every replacement gives a new running session and ends the old one, on a running limit of 1 with no option; shareLanguage in place; preview --diff per property; customTimeouts.delete bounds destroy", async () => {
+    // An emulator of its own: the test injects a slow remove at the end.
+    const own = await startEmulator({ prepMs: 300 });
+    own.control.settings({ runningLimit: 1 });
+    const second = newAccount(own, { runningLimit: 2 });
+    const cli = await stackOf("replace", "replace", own);
+    const urn = (name: string) => `urn:pulumi:dev::native-replace::${BROWSER_SESSION}::${name}`;
+    const status = (vmId: string) => own.control.sessions().find((s) => s.vmId === vmId)!.status;
+    const ids = async () => JSON.parse((await cli.ok(["stack", "output", "--json"])).stdout) as { mainId: string; besideId: string };
+    /** After a replacement: a new session, running, and the old one ended. */
+    const replaced = async (name: "mainId" | "besideId", old: string) => {
+      const now = (await ids())[name];
+      expect(now).not.toBe(old);
+      expect(status(now)).toBe("running");
+      expect(status(old)).toMatch(/^(stopping|deleted)$/);
+      return now;
+    };
+    try {
+      await setSecret(cli, "remote-browser:apiKey", own.apiKey);
+      await setSecret(cli, "secondKey", second.apiKey);
+      await cli.clean(["config", "set", "secondBaseUrl", own.apiBaseUrl]);
+      await cli.clean(["config", "set", "url", "https://pr-43.preview.example.com/"]);
+      await cli.clean(["config", "set", "readyTimeoutSeconds", "300"]);
+      await cli.clean(["config", "set", "besideLanguage", "de"]);
+      await cli.clean(["up", "--yes"]);
+      let { mainId, besideId } = await ids();
+      const link = async () => JSON.parse((await cli.ok(["stack", "output", "--json", "--show-secrets"])).stdout).besideLink as string;
+      const firstLink = await link();
+      expect(firstLink).toMatch(/\/de\/s\?/);
+
+      // An input the service is sent replaces; the viewer language changes in place. `preview --diff` says
+      // which, per property.
+      await cli.clean(["config", "set", "url", "https://pr-43-b.preview.example.com/"]);
+      await cli.clean(["config", "set", "besideLanguage", "ja"]);
+      const preview = await cli.clean(["preview", "--diff"]);
+      expect(preview.stdout).toMatch(/\+-\s*remote-browser:index:BrowserSession: \(replace\)[\s\S]*?\[urn=[^\]]*::main\][\s\S]*?~ url\s*:/);
+      expect(preview.stdout).toMatch(/~\s*remote-browser:index:BrowserSession: \(update\)[\s\S]*?\[urn=[^\]]*::beside\][\s\S]*?~ shareLanguage\s*:\s*"de" => "ja"/);
+      await cli.clean(["up", "--yes"]);
+      mainId = await replaced("mainId", mainId);
+      expect((await ids()).besideId).toBe(besideId);
+      expect(await link()).toBe(firstLink.replace("/de/s?", "/ja/s?"));
+      expect(accountBooks(own, second.accountId)).toMatchObject({ started: 1, running: 1 });
+
+      // replaceOnChanges on an input the service is not sent: the same idempotency key as the old session's.
+      await cli.clean(["config", "set", "readyTimeoutSeconds", "120"]);
+      await cli.clean(["up", "--yes"]);
+      mainId = await replaced("mainId", mainId);
+
+      // --replace: the engine asks the provider nothing and replaces create-before-delete. Without a refresh
+      // the provider cannot tell the old session from its own retry: it keeps it, says so, and the stack
+      // records a running session.
+      const blind = await cli.ok(["up", "--yes", "--replace", urn("main")]);
+      expect(text(blind)).toContain(`session ${mainId} was not replaced`);
+      expect((await ids()).mainId).toBe(mainId);
+      expect(status(mainId)).toBe("running");
+      // With --refresh it is shown the old session: on the limit of 1 it ends it first, saying so.
+      const replace = await cli.ok(["up", "--yes", "--refresh", "--replace", urn("main")]);
+      expect(text(replace)).toContain(`leaves no room for the replacement beside session ${mainId}, so that session was ended first`);
+      mainId = await replaced("mainId", mainId);
+      await cli.clean(["up", "--yes", "--refresh", "--target-replace", urn("beside")]);
+      besideId = await replaced("besideId", besideId);
+      await cli.clean(["state", "taint", urn("main")]);
+      await cli.ok(["up", "--yes", "--refresh"]);
+      mainId = await replaced("mainId", mainId);
+      expect(own.control.books().neverEnded).toBe(2);
+
+      // A remove slower than beside's customTimeouts.delete (2 s): destroy fails naming it, and keeps it.
+      own.control.fault({ operation: "remove", kind: "delay_before", delayMs: 8_000, count: 1 });
+      const destroy = await cli.fails(["destroy", "--yes"]);
+      expect(text(destroy)).toContain(`ending session ${besideId} did not finish within the resource's customTimeouts.delete (2 s), so it stays in the stack`);
+      expect((await cli.resources()).filter((r) => r.type === BROWSER_SESSION).map((r) => r.id)).toContain(besideId);
+      await cli.clean(["destroy", "--yes"]);
+      expect(own.control.books()).toMatchObject({ running: 0, neverEnded: 0 });
+    } finally {
+      if (own.control.books().neverEnded > 0) await cli.run(["destroy", "--yes"]);
+      await own.close();
     }
   });
 

@@ -177,9 +177,20 @@ describe("check, diff, update and delete", () => {
 
   it("replaces the session when a secret input changes, and names in-place changes", () => {
     const olds = { browser: "chrome", url: secret("https://a.example.com/"), readyTimeoutSeconds: 60 };
-    expect(native().diff(olds, { ...olds, url: secret("https://b.example.com/") })).toMatchObject({ changes: true, replaces: ["url"], diffs: ["url"] });
-    expect(native().diff(olds, { ...olds, readyTimeoutSeconds: 90 })).toMatchObject({ changes: true, replaces: [], diffs: ["readyTimeoutSeconds"] });
-    expect(native().diff(olds, { ...olds })).toMatchObject({ changes: false, diffs: [] });
+    expect(native().diff("vm-1", olds, { ...olds, url: secret("https://b.example.com/") })).toMatchObject({ changes: true, replaces: ["url"], diffs: ["url"] });
+    expect(native().diff("vm-1", olds, { ...olds, readyTimeoutSeconds: 90 })).toMatchObject({ changes: true, replaces: [], diffs: ["readyTimeoutSeconds"] });
+    expect(native().diff("vm-1", olds, { ...olds })).toMatchObject({ changes: false, diffs: [], detailedDiff: [], deleteBeforeReplace: true });
+  });
+
+  it("details each changed input: added, removed or changed, on the running session or on a new one", () => {
+    const olds = { browser: "chrome", url: secret("https://a.example.com/"), shareLanguage: "de", readyTimeoutSeconds: 60 };
+    const { readyTimeoutSeconds: _r, ...news } = { ...olds, url: secret("https://b.example.com/"), shareLanguage: "ja", country: "us" };
+    expect(native().diff("vm-1", olds, news).detailedDiff).toEqual([
+      { property: "shareLanguage", change: "update", replace: false },
+      { property: "readyTimeoutSeconds", change: "delete", replace: false },
+      { property: "url", change: "update", replace: true },
+      { property: "country", change: "add", replace: true },
+    ]);
   });
 
   it("after an import, adopts what the program declares for the inputs the import could not record, then diffs against the recorded inputs", async () => {

@@ -40,6 +40,7 @@ module.exports = async () => {
           retainOnDelete: config.getBoolean("retainOnDelete"),
           ignoreChanges: ignoreChanges ? ignoreChanges.split(",") : undefined,
           aliases: aliasOf ? [{ name: `${aliasOf}-${key}` }] : undefined,
+          replaceOnChanges: config.get("replaceOnChanges") ? config.get("replaceOnChanges").split(",") : undefined,
         },
       );
     }

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { NativeBrowserSessions } from "../../plugin/resource";
+import { thrown, useEmulator } from "../helpers/emulator";
+
+/**
+ * A replacement under the engine, as one provider process sees it: the engine shows the recorded session
+ * (a diff or a refresh of it), then asks for a create with the same inputs -- the idempotency key of the
+ * session being replaced -- and, create-before-delete, deletes the old session only after. A running limit
+ * of 1 leaves no room for two sessions at once.
+ */
+const t = useEmulator({ runningLimit: 1 });
+
+const INPUTS = { browser: "firefox", url: "https://example.com/review", shareLanguage: "de", __seed: "review/pr-9/app" };
+
+describe("a replacement with the inputs of the session it replaces", () => {
+  it("starts a new session, never the one it replaces: the limit of 1 ends the old one first, saying so, and the engine's delete of it afterwards succeeds", async () => {
+    const first = await t.provider().create({ ...INPUTS });
+    // The next update's provider process: the engine diffs the recorded session (no change; a --replace or
+    // a replaceOnChanges on an in-place input), then creates its replacement before deleting it.
+    const provider = t.provider();
+    const outs = first.outs as unknown as Record<string, unknown>;
+    expect(provider.diff(first.id, outs, { ...INPUTS }).deleteBeforeReplace).toBe(true);
+    const second = await provider.create({ ...INPUTS });
+    expect(second.id).not.toBe(first.id);
+    expect(second.outs.status).toBe("running");
+    expect(t.warnings.join("\n")).toContain(`no room for the replacement beside session ${first.id}, so that session was ended first`);
+    await provider.delete(first.id, outs);
+    const status = (id: string) => t.emu.control.sessions().find((s) => s.vmId === id)!.status;
+    expect(status(first.id)).toMatch(/^(stopping|deleted)$/);
+    expect(status(second.id)).toBe("running");
+    expect(t.emu.control.books().started).toBe(2);
+  });
+
+  it("with room for both, starts the replacement beside the running old session, which the engine's delete then ends", async () => {
+    t.emu.control.settings({ runningLimit: 2 });
+    const first = await t.provider().create({ ...INPUTS });
+    const provider = t.provider();
+    const outs = first.outs as unknown as Record<string, unknown>;
+    await provider.read(first.id, outs); // a refresh shows the recorded session as well
+    const second = await provider.create({ ...INPUTS });
+    expect(second.id).not.toBe(first.id);
+    expect(t.emu.control.sessions().find((s) => s.vmId === first.id)!.status).toBe("running");
+    await provider.delete(first.id, outs);
+    expect(t.emu.control.books()).toMatchObject({ started: 2, running: 1 });
+  });
+
+  it("a replacement the engine makes without showing the provider the old session: the delete keeps the session its create was handed, and says why", async () => {
+    const first = await t.provider().create({ ...INPUTS });
+    t.emu.control.setCreated(first.id, new Date(Date.now() - 10_000).toISOString()); // started by an earlier run
+    const provider = t.provider();
+    const second = await provider.create({ ...INPUTS });
+    expect(second.id).toBe(first.id);
+    await provider.delete(first.id, first.outs as unknown as Record<string, unknown>);
+    expect(t.emu.control.sessions().find((s) => s.vmId === first.id)!.status).toBe("running");
+    expect(t.warnings.join("\n")).toMatch(new RegExp(`session ${first.id} was not replaced: .*set the resource option deleteBeforeReplace: true, or run the same command with --refresh`));
+  });
+});
+
+describe("shareLanguage", () => {
+  it("changes in place: the same session, both links' locale segment rewritten, no call to the service, and the rewritten link opens the session", async () => {
+    const { id, outs } = await t.provider().create({ ...INPUTS });
+    const recorded = outs as unknown as Record<string, string>;
+    expect(recorded.shareUrlPath).toMatch(/^\/de\/s\?/);
+    const provider = t.provider();
+    expect(provider.diff(id, recorded, { ...INPUTS, shareLanguage: "ja" })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: true });
+    t.emu.control.clearRequests();
+    const { outs: updated } = provider.update(id, recorded, { ...INPUTS, shareLanguage: "ja" });
+    expect(t.requests()).toHaveLength(0);
+    expect(updated).toMatchObject({ shareLanguage: "ja", shareUrl: recorded.shareUrl!.replace("/de/s?", "/ja/s?"), shareUrlPath: recorded.shareUrlPath!.replace("/de/s?", "/ja/s?") });
+    const page = await fetch(updated.shareUrl as string);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('lang="ja"');
+    // Without a shareLanguage the service's default, en.
+    const { shareLanguage: _s, ...withoutLanguage } = INPUTS;
+    expect(provider.update(id, recorded, withoutLanguage).outs.shareUrlPath).toBe(recorded.shareUrlPath!.replace("/de/s?", "/en/s?"));
+  });
+});
+
+describe("customTimeouts.delete", () => {
+  it("bounds destroy: a remove that outlasts it fails naming the session and what to do, and the session stays in the stack", async () => {
+    const provider = t.provider();
+    const { id, outs } = await provider.create({ ...INPUTS });
+    const native = new NativeBrowserSessions(provider.ctx);
+    t.emu.control.fault({ operation: "remove", kind: "delay_before", delayMs: 5_000, count: 5 });
+    const started = Date.now();
+    const err = await thrown(() => native.delete(id, outs as unknown as Record<string, unknown>, undefined, 1));
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(err.message).toContain(`ending session ${id} did not finish within the resource's customTimeouts.delete (1 s), so it stays in the stack`);
+    expect(err.message).toContain("run `pulumi destroy` again");
+    expect((err as { code?: string }).code).toBe("kept_in_stack");
+  });
+});
