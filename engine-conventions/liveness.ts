@@ -88,14 +88,15 @@ export function exitWhenEngineGone(watch: EngineWatch = engineWatch(), intervalM
   }, intervalMs).unref();
 }
 
-let stdinWatch: { readonly ended: boolean } | undefined | null;
+/** The process's one watch of its standard input, once looked at (null: not a pipe). */
+const stdinWatch: { pipe?: { readonly ended: boolean } | null } = {};
 
 /**
  * The end of standard input, when it is a pipe or socket (as an engine starts its plugins); undefined otherwise.
  * One per process, read without keeping the process alive: the engine writes nothing to it.
  */
 function enginePipe(): { readonly ended: boolean } | undefined {
-  if (stdinWatch !== undefined) return stdinWatch ?? undefined;
+  if (stdinWatch.pipe !== undefined) return stdinWatch.pipe ?? undefined;
   let isPipe = false;
   try {
     // Go's engine hands a pipe; a Node.js parent, a socket pair.
@@ -105,7 +106,7 @@ function enginePipe(): { readonly ended: boolean } | undefined {
     // no standard input at all
   }
   if (!isPipe) {
-    stdinWatch = null;
+    stdinWatch.pipe = null;
     return undefined;
   }
   let ended = false;
@@ -116,12 +117,12 @@ function enginePipe(): { readonly ended: boolean } | undefined {
   stdin.on("error", () => undefined);
   stdin.resume();
   (stdin as unknown as { unref?: () => void }).unref?.();
-  stdinWatch = {
+  stdinWatch.pipe = {
     get ended() {
       return ended;
     },
   };
-  return stdinWatch;
+  return stdinWatch.pipe;
 }
 
 function processTreeWatcher(): () => boolean {

@@ -158,6 +158,37 @@ describe("BrowserSession over gRPC", () => {
     expect(detail.getProperties().toJavaScript()).not.toHaveProperty("shareUrl");
   });
 
+  it("Handshake answers as Configure does; Create, Read (a refresh) and Update mark the session to be read before every update", async () => {
+    const hello = new provproto.ProviderHandshakeRequest();
+    hello.setEngineAddress(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
+    hello.setSupportsRefreshBeforeUpdate(true);
+    const shaken = await call("handshake", hello);
+    expect([shaken.getAcceptSecrets(), shaken.getAcceptResources(), shaken.getAcceptOutputs()]).toEqual([true, true, true]);
+
+    const created = await call("create", createRequest({ browser: "chrome", url: "https://refreshed.example.com/" }));
+    expect(created.getRefreshBeforeUpdate()).toBe(true);
+    const outs = created.getProperties().toJavaScript();
+    const read = new provproto.ReadRequest();
+    read.setId(created.getId());
+    read.setUrn(URN);
+    read.setType(TYPE);
+    read.setProperties(created.getProperties());
+    read.setInputs(Struct.fromJavaScript({ browser: "chrome", url: "https://refreshed.example.com/" }));
+    const refreshed = await call("read", read);
+    expect(refreshed.getId()).toBe(created.getId());
+    expect(refreshed.getRefreshBeforeUpdate()).toBe(true);
+    const update = new provproto.UpdateRequest();
+    update.setId(created.getId());
+    update.setUrn(URN);
+    update.setType(TYPE);
+    update.setOlds(Struct.fromJavaScript(outs));
+    update.setNews(Struct.fromJavaScript({ browser: "chrome", url: "https://refreshed.example.com/" }));
+    const updated = await call("update", update);
+    expect(updated.getRefreshBeforeUpdate()).toBe(true);
+    // The account's running slots are shared by this file's tests.
+    emu.control.endSession(created.getId());
+  });
+
   it("Read by id alone is an import: the browser as the input, no share link", async () => {
     const created = await call("create", createRequest({ browser: "brave" }));
     const req = new provproto.ReadRequest();
@@ -334,12 +365,15 @@ describe("the plugin's life", () => {
     }
   }, 60_000);
 
-  it("exits by itself once its engine's address refuses connections (a killed pulumi up)", async () => {
+  it("exits by itself once its engine's address refuses connections (a killed pulumi up), saying why on standard error", async () => {
     const own = net.createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => own.listen(0, "127.0.0.1", resolve));
+    // Standard input not a pipe: the address is the sign (engine-conventions/liveness.ts).
     const child = spawn(path.join(root, "bin", "pulumi-resource-remote-browser"), [`127.0.0.1:${(own.address() as net.AddressInfo).port}`], {
-      stdio: ["ignore", "pipe", "ignore"],
+      stdio: ["ignore", "pipe", "pipe"],
     });
+    let why = "";
+    child.stderr!.on("data", (d) => (why += d));
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     await new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
     expect(child.exitCode).toBeNull();
@@ -348,5 +382,6 @@ describe("the plugin's life", () => {
     const code = await Promise.race([exited, new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), 30_000))]);
     if (code === "hung") child.kill("SIGKILL");
     expect(code).toBe(0);
+    expect(why).toContain(`remote-browser: plugin process ${child.pid} exits by itself: the engine's address refuses connections`);
   }, 60_000);
 });
