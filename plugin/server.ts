@@ -122,6 +122,11 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
     // reads a resource marked so (handlers.ts) before every update of it. The answer must match Configure's.
     handshake: (call, callback) => {
       engineAnnounced(call.request.getEngineAddress());
+      // An engine that attached ends its use of the plugin as it ends any plugin's, with Cancel, and leaves it
+      // running: the next engine (the update after the preview, the next command) must not find its calls
+      // cancelled. Each Handshake is a new engine's, so its calls get handlers and a context of their own
+      // (unless the caller gave one); calls still in flight keep theirs.
+      if (!options.ctx) native = undefined;
       const resp = new m.proto.ProviderHandshakeResponse();
       resp.setAcceptSecrets(true);
       resp.setAcceptResources(true);

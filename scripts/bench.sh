@@ -20,6 +20,9 @@ if [ "${1:-}" = wave ]; then
 elif [ "${1:-}" = audit ]; then
   shift
   node dist/bench/audit.js "$@"
+elif [ "${1:-}" = plugin-exit ]; then
+  shift
+  node dist/bench/plugin-exit.js "$@"
 elif [ "${1:-}" = release ]; then
   shift
   node dist/bench/release.js "$@"

@@ -54,12 +54,16 @@ async function startPlugin(engineAddress: string, onStderr: (d: Buffer) => void 
     child.on("exit", (code) => reject(new Error(`the plugin exited (${code}):\n${err}`)));
   });
   const rpc = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-  const configure = new provproto.ConfigureRequest();
-  // As the engine configures it: with the inputs CheckConfig handed back, the key in its secret envelope.
-  configure.setArgs(Struct.fromJavaScript({ apiKey: secret(emu.apiKey), baseUrl: emu.apiBaseUrl }));
-  const answer = await callOn(rpc, "configure", configure);
+  const answer = await configureOn(rpc);
   expect(answer.getAcceptsecrets()).toBe(true);
   return { child, rpc };
+}
+
+/** Configure, as the engine configures the plugin: with the inputs CheckConfig handed back, the key in its secret envelope. */
+function configureOn(rpc: any) {
+  const configure = new provproto.ConfigureRequest();
+  configure.setArgs(Struct.fromJavaScript({ apiKey: secret(emu.apiKey), baseUrl: emu.apiBaseUrl }));
+  return callOn<any>(rpc, "configure", configure);
 }
 
 function callOn<T = any>(rpc: any, method: string, req: unknown): Promise<T> {
@@ -164,6 +168,8 @@ describe("BrowserSession over gRPC", () => {
     hello.setSupportsRefreshBeforeUpdate(true);
     const shaken = await call("handshake", hello);
     expect([shaken.getAcceptSecrets(), shaken.getAcceptResources(), shaken.getAcceptOutputs()]).toEqual([true, true, true]);
+    // As the engine follows it.
+    await configureOn(client);
 
     const created = await call("create", createRequest({ browser: "chrome", url: "https://refreshed.example.com/" }));
     expect(created.getRefreshBeforeUpdate()).toBe(true);
@@ -359,6 +365,33 @@ describe("the plugin's life", () => {
       );
       expect(again?.details).toMatch(/cancelled before the session was started; no session was started/);
       expect(ours()).toHaveLength(1);
+    } finally {
+      rpc.close();
+      child.kill("SIGKILL");
+    }
+  }, 60_000);
+
+  it("a Cancel that ended one engine's use of an attached plugin does not hold for the next engine's Handshake", async () => {
+    const { child, rpc } = await startPlugin(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
+    const hello = () => {
+      const req = new provproto.ProviderHandshakeRequest();
+      req.setEngineAddress(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
+      return callOn(rpc, "handshake", req);
+    };
+    const configure = () => configureOn(rpc);
+    try {
+      await hello();
+      await configure();
+      // The end of the first engine's run (a preview): Cancel, and the plugin is left running.
+      await callOn(rpc, "cancel", new Empty());
+      const refused = await callOn(rpc, "create", createRequest({ browser: "chrome", url: "https://next-engine.example.com/" })).catch((e) => e);
+      expect(refused?.details).toMatch(/cancelled before the session was started/);
+      // The next engine (the update) says hello and configures: its create runs.
+      await hello();
+      await configure();
+      const created = await callOn(rpc, "create", createRequest({ browser: "chrome", url: "https://next-engine.example.com/" }));
+      expect(emu.control.sessions().find((s) => s.vmId === created.getId())!.status).toBe("running");
+      emu.control.endSession(created.getId());
     } finally {
       rpc.close();
       child.kill("SIGKILL");
