@@ -61,12 +61,16 @@ describe("one session from Go on a running limit of 1, beyond up and destroy", (
 
   it("pulumi up --replace: a new running session in the stack, the old one ended", async () => {
     const before = await recorded();
-    await cli.clean(["up", "--yes", "--replace", before.urn]);
-    const after = (await recorded()).id as string;
-    expect(after).not.toBe(before.id);
-    expect(statusOf(after)).toBe("running");
-    expect(statusOf(before.id)).not.toMatch(/starting|running/);
-    await cli.clean(["destroy", "--yes"]);
-    expect(accountBooks(bed.emulator, account.accountId)).toMatchObject({ running: 0, neverEnded: 0 });
+    try {
+      await cli.clean(["up", "--yes", "--replace", before.urn]);
+      const after = (await recorded()).id as string;
+      expect(after).not.toBe(before.id);
+      expect(statusOf(after)).toBe("running");
+      expect(statusOf(before.id)).not.toMatch(/starting|running/);
+      await cli.clean(["destroy", "--yes"]);
+      expect(accountBooks(bed.emulator, account.accountId)).toMatchObject({ running: 0, neverEnded: 0 });
+    } finally {
+      if (accountBooks(bed.emulator, account.accountId).neverEnded > 0) await cli.run(["destroy", "--yes"]);
+    }
   });
 });
