@@ -1,4 +1,5 @@
 import type { Diagnostics } from "../core/report";
+import { engineAddress } from "./engineAddress";
 import { loadGrpc } from "./sdkInternals";
 import type { GrpcModule } from "./sdkInternals";
 
@@ -33,21 +34,24 @@ export type Channel = (d: Diagnostic) => Promise<void>;
 
 /**
  * The operations' reports as the engine shows them (core/report.ts): one connection to the engine's Log
- * RPC, opened at the first message and kept for every later one. `channel` stands in for that connection
- * (tests): `null` as where none could be opened. `address` is the engine's, the plugin's first argument.
+ * RPC, opened at the first message and kept for every later one to the same engine. `channel` stands in for
+ * that connection (tests): `null` as where none could be opened. `address` defaults to the engine's as
+ * engineAddress.ts knows it (Handshake's, else the plugin's first argument).
  */
 export function engineDiagnostics(opts: { channel?: Channel | null; address?: string } = {}): Diagnostics {
-  let engine: Channel | null | undefined = opts.channel;
+  // One connection per engine address: an attached plugin hears of a new engine at each Handshake.
+  let opened: { address: string | undefined; channel: Channel | null } | undefined;
   const open = (): Channel | null => {
-    if (engine === undefined) {
-      const address = opts.address ?? process.argv[2];
+    if (opts.channel !== undefined) return opts.channel;
+    const address = opts.address ?? engineAddress();
+    if (!opened || opened.address !== address) {
       const loaded = loadGrpc();
-      engine = engineChannel(address, loaded);
-      if (!engine && isEngineAddress(address)) {
+      opened = { address, channel: engineChannel(address, loaded) };
+      if (!opened.channel && isEngineAddress(address)) {
         process.stderr.write(`warning: progress and warnings cannot reach the engine (${loaded instanceof Error ? loaded.message : "no gRPC"}); they go to this plugin's log\n`);
       }
     }
-    return engine;
+    return opened.channel;
   };
   const deliver = async (d: Diagnostic): Promise<boolean> => {
     const channel = open();

@@ -127,6 +127,7 @@ export function nativeHandlers(
       const resp = new proto.CreateResponse();
       resp.setId(id);
       resp.setProperties(Struct.fromJavaScript(wire(outs)));
+      refreshBeforeUpdate(resp);
       return resp;
     }),
     read: forSession("read", async (resource, req) => {
@@ -135,12 +136,14 @@ export function nativeHandlers(
       resp.setId(result.id);
       resp.setProperties(Struct.fromJavaScript(wire(result.props)));
       resp.setInputs(Struct.fromJavaScript(wire(result.inputs)));
+      refreshBeforeUpdate(resp);
       return resp;
     }),
     update: forSession("update", async (resource, req) => {
       const { outs } = resource.update(js(req.getOlds()), js(req.getNews()));
       const resp = new proto.UpdateResponse();
       resp.setProperties(Struct.fromJavaScript(wire(outs)));
+      refreshBeforeUpdate(resp);
       return resp;
     }),
     delete: forSession("delete", async (resource, req) => {
@@ -183,6 +186,16 @@ export function nativeHandlers(
       return resp;
     }),
   };
+}
+
+/**
+ * A session ends outside Pulumi (the service's stopping, suspended, deleted): marked so, it is read before
+ * every update of the stack, and one that has ended is dropped and started anew by a plain `pulumi up`
+ * rather than kept as "unchanged" with a dead link. An engine that does not support the mark (older, or
+ * PULUMI_DISABLE_REFRESH_BEFORE_UPDATE) ignores it; an SDK whose protocol module lacks the field sets nothing.
+ */
+function refreshBeforeUpdate(resp: { setRefreshBeforeUpdate?: (v: boolean) => unknown }): void {
+  resp.setRefreshBeforeUpdate?.(true);
 }
 
 /** A request's resource type: its `type` field where the engine sets it, else the URN's type part. */

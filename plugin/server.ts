@@ -1,5 +1,6 @@
 import type { Provider } from "@pulumi/pulumi/provider";
 import type { ProviderContext } from "../core/context";
+import { engineAnnounced } from "../engine-conventions/engineAddress";
 import { pulumiModules } from "../engine-conventions/sdkInternals";
 import type { PulumiModules } from "../engine-conventions/sdkInternals";
 import { pluginIdentity } from "./identity";
@@ -116,6 +117,22 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
 
   let schema: string | undefined;
   const service: Record<string, Handler> = {
+    // The engine's first call. It says where the engine is -- the only place it does for an engine that
+    // attached to this plugin (PULUMI_DEBUG_PROVIDERS) -- and, with supports_refresh_before_update, that it
+    // reads a resource marked so (handlers.ts) before every update of it. The answer must match Configure's.
+    handshake: (call, callback) => {
+      engineAnnounced(call.request.getEngineAddress());
+      // An engine that attached ends its use of the plugin as it ends any plugin's, with Cancel, and leaves it
+      // running: the next engine (the update after the preview, the next command) must not find its calls
+      // cancelled. Each Handshake is a new engine's, so its calls get handlers and a context of their own
+      // (unless the caller gave one); calls still in flight keep theirs.
+      if (!options.ctx) native = undefined;
+      const resp = new m.proto.ProviderHandshakeResponse();
+      resp.setAcceptSecrets(true);
+      resp.setAcceptResources(true);
+      resp.setAcceptOutputs(true);
+      callback(null, resp);
+    },
     // The version the engine records for default providers and `pulumi about` names: the release's.
     getPluginInfo: (_call, callback) => {
       const resp = new m.plugin.PluginInfo();

@@ -291,7 +291,10 @@ async function runAction(
 
   switch (opts.action) {
     case "up": {
-      const res = await stack.up({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, ...logging });
+      // Refresh first (`pulumi up --refresh`): a session the service ended meanwhile drops out of the state and
+      // starts again, rather than staying "unchanged" with a dead link. The dynamic provider protocol cannot
+      // ask the engine for that itself (the native plugin marks its sessions refresh_before_update).
+      const res = await stack.up({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, refresh: true, ...logging });
       return { outputs: res.outputs, masked: masked(), changes: await summary.changes() };
     }
     case "preview": {

@@ -24,6 +24,9 @@ elif [ "${1:-}" = audit ]; then
 elif [ "${1:-}" = status-board ]; then
   shift
   node dist/bench/status-board.js "$@"
+elif [ "${1:-}" = plugin-exit ]; then
+  shift
+  node dist/bench/plugin-exit.js "$@"
 elif [ "${1:-}" = release ]; then
   shift
   node dist/bench/release.js "$@"

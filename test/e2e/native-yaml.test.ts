@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { Emulator, startEmulator } from "../../emulator";
 import { IMAGES } from "../../emulator/catalog";
+import { spawn } from "node:child_process";
 import { isRunning } from "../helpers/processes";
 import { childPids, commandOf, until } from "./harness";
 import { PulumiCli, accountBooks, complaints, filesText, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
@@ -492,6 +493,52 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       own.control.preparation({ paused: false });
       if (own.control.books().neverEnded > 0) await cli.run(["destroy", "--yes"]);
       await own.close();
+    }
+  });
+
+  it("a session the service ended behind Pulumi's back: a plain up reads it first (refresh_before_update) and starts a running one in its place, on a running limit of 1", async () => {
+    const account = newAccount(emulator, { runningLimit: 1 });
+    const cli = await stackOf("cancel", "ended-behind", emulator);
+    try {
+      await setSecret(cli, "remote-browser:apiKey", account.apiKey);
+      await cli.clean(["up", "--yes"]);
+      const [first] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      emulator.control.endSession(first!.id);
+      // No refresh, no flag: the session's own mark has the engine read it before the update.
+      const up = await cli.clean(["up", "--yes"]);
+      expect(up.stdout).toMatch(/\+\s+1 created/);
+      const [second] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      expect(second!.id).not.toBe(first!.id);
+      expect(emulator.control.sessions().find((s) => s.vmId === second!.id)!.status).toBe("running");
+      expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 2, running: 1 });
+      await cli.clean(["destroy", "--yes"]);
+      expect(accountBooks(emulator, account.accountId)).toMatchObject({ running: 0, neverEnded: 0 });
+    } finally {
+      if (accountBooks(emulator, account.accountId).neverEnded > 0) await cli.run(["destroy", "--yes"]);
+    }
+  });
+
+  it("a plugin the engine attaches to (PULUMI_DEBUG_PROVIDERS, as provider test harnesses run one) learns the engine's address from Handshake: its progress line and warning reach the update", async () => {
+    const account = newAccount(emulator);
+    const cli = await stackOf("cancel", "attached", emulator);
+    // Started by the test, not the engine: no engine address on its command line.
+    const plugin = spawn(path.join(modules, ".bin", "pulumi-resource-remote-browser"), [], { cwd: cli.dir, stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const port = await new Promise<string>((resolve, reject) => {
+        plugin.stdout!.once("data", (d) => resolve(String(d).trim()));
+        plugin.once("exit", (code) => reject(new Error(`the plugin exited (${code})`)));
+      });
+      (cli.env as Record<string, string>).PULUMI_DEBUG_PROVIDERS = `remote-browser:${port}`;
+      // A key set as plain config: the plugin warns at CheckConfig (over the engine's Log RPC).
+      await cli.clean(["config", "set", "remote-browser:apiKey"], account.apiKey);
+      const up = await cli.ok(["up", "--yes"]);
+      expect(text(up)).toMatch(/warning: remote-browser:apiKey is set as plain \(non-secret\) stack config/);
+      expect(up.stdout).toMatch(/patient\s+created[^\n]*running after \d+s/);
+      await cli.ok(["destroy", "--yes"]);
+      expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 1, running: 0, neverEnded: 0 });
+    } finally {
+      if (accountBooks(emulator, account.accountId).neverEnded > 0) await cli.run(["destroy", "--yes"]);
+      plugin.kill("SIGKILL");
     }
   });
 

@@ -7,7 +7,7 @@ import * as ts from "typescript";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseEngineAddress } from "../../engine-conventions/address-probe";
 import { isDynamicProviderHost, isPluginProcess } from "../../engine-conventions/processes";
-import { engineWatcher } from "../../engine-conventions/liveness";
+import { engineGoneReason, engineWatcher } from "../../engine-conventions/liveness";
 import { withPreload } from "../../runner/environment";
 import { isRunning, processInfo } from "../helpers/processes";
 
@@ -56,6 +56,25 @@ describe("the engine watcher", () => {
     for (const arg of [undefined, "", "43781", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:70000", "example.com:80", "--flag", "/tmp/x:1"]) {
       expect(parseEngineAddress(arg), String(arg)).toBeUndefined();
     }
+  });
+});
+
+describe("the rule by which a plugin takes its engine to be gone", () => {
+  it("goes by the engine's pipe alone where there is one: its end is the engine's, a refused address and a changed tree are not", () => {
+    const open = { enginePipe: "open" as const };
+    expect(engineGoneReason({ ...open, addressRefused: false, treeIntact: true })).toBeUndefined();
+    // The window in which the engine has closed its address but still holds the plugin (issue 43).
+    expect(engineGoneReason({ ...open, addressRefused: true, treeIntact: true })).toBeUndefined();
+    expect(engineGoneReason({ ...open, addressRefused: true, treeIntact: false })).toBeUndefined();
+    expect(engineGoneReason({ enginePipe: "ended", addressRefused: false, treeIntact: true })).toMatch(/standard input, the engine's pipe, ended/);
+  });
+
+  it("without a pipe, goes by the address and the process tree, either one", () => {
+    const none = { enginePipe: "none" as const };
+    expect(engineGoneReason({ ...none, addressRefused: false, treeIntact: true })).toBeUndefined();
+    expect(engineGoneReason({ ...none, treeIntact: true })).toBeUndefined();
+    expect(engineGoneReason({ ...none, addressRefused: true, treeIntact: true })).toMatch(/address refuses connections/);
+    expect(engineGoneReason({ ...none, addressRefused: false, treeIntact: false })).toMatch(/parent process changed/);
   });
 });
 
@@ -152,6 +171,37 @@ describe("a plugin process whose engine was killed", () => {
     await exited;
     await until(() => processInfo(plugin)?.ppid !== engine.pid, "the plugin to be re-parented");
   }
+
+  it("stays while its engine holds its pipe, though the engine's address refuses connections, and exits saying why once the pipe ends", async () => {
+    // The engine closes its servers while it closes its plugins: a plugin that left when its address refused
+    // was "exited prematurely" to the engine, and the command failed. Here the test is the engine.
+    const { server, address } = await listening();
+    const plugin = path.join(dir, "pulumi-resource-held");
+    fs.writeFileSync(
+      plugin,
+      `const { exitWhenEngineGone } = require(${JSON.stringify(path.join(dir, "liveness.js"))});
+       const { parseEngineAddress, probeAddress } = require(${JSON.stringify(path.join(dir, "address-probe.js"))});
+       exitWhenEngineGone(undefined, 20);
+       setInterval(() => undefined, 1 << 30);
+       // Told once the address refused and five more of the exit's checks have passed.
+       probeAddress(parseEngineAddress(process.argv[2]), 20).gone.then(() => setTimeout(() => console.log("refused, still here"), 100));
+       console.log("ready");`,
+    );
+    const child = spawn(process.execPath, [plugin, address], { stdio: ["pipe", "pipe", "pipe"] });
+    started.push(child.pid!);
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (d) => (stdout += String(d)));
+    child.stderr!.on("data", (d) => (stderr += String(d)));
+    const exited = new Promise<number | null>((r) => child.once("exit", r));
+    await until(() => stdout.includes("ready"), "the plugin to start");
+    await close(server);
+    await until(() => stdout.includes("refused, still here") || child.exitCode !== null, "the address to refuse");
+    expect(child.exitCode, stderr).toBeNull();
+    child.stdin!.end();
+    expect(await exited).toBe(0);
+    expect(stderr).toMatch(new RegExp(`remote-browser: plugin process ${child.pid} exits by itself: its standard input, the engine's pipe, ended`));
+  });
 
   it("exits when the provider module loads after the engine died", async () => {
     const { engine, plugin } = await engineWithPlugin();

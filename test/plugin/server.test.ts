@@ -54,12 +54,16 @@ async function startPlugin(engineAddress: string, onStderr: (d: Buffer) => void 
     child.on("exit", (code) => reject(new Error(`the plugin exited (${code}):\n${err}`)));
   });
   const rpc = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-  const configure = new provproto.ConfigureRequest();
-  // As the engine configures it: with the inputs CheckConfig handed back, the key in its secret envelope.
-  configure.setArgs(Struct.fromJavaScript({ apiKey: secret(emu.apiKey), baseUrl: emu.apiBaseUrl }));
-  const answer = await callOn(rpc, "configure", configure);
+  const answer = await configureOn(rpc);
   expect(answer.getAcceptsecrets()).toBe(true);
   return { child, rpc };
+}
+
+/** Configure, as the engine configures the plugin: with the inputs CheckConfig handed back, the key in its secret envelope. */
+function configureOn(rpc: any) {
+  const configure = new provproto.ConfigureRequest();
+  configure.setArgs(Struct.fromJavaScript({ apiKey: secret(emu.apiKey), baseUrl: emu.apiBaseUrl }));
+  return callOn<any>(rpc, "configure", configure);
 }
 
 function callOn<T = any>(rpc: any, method: string, req: unknown): Promise<T> {
@@ -156,6 +160,39 @@ describe("BrowserSession over gRPC", () => {
     const kept = emu.control.sessions().find((s) => s.browser === "edge")!;
     expect(detail.getId()).toBe(kept.vmId);
     expect(detail.getProperties().toJavaScript()).not.toHaveProperty("shareUrl");
+  });
+
+  it("Handshake answers as Configure does; Create, Read (a refresh) and Update mark the session to be read before every update", async () => {
+    const hello = new provproto.ProviderHandshakeRequest();
+    hello.setEngineAddress(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
+    hello.setSupportsRefreshBeforeUpdate(true);
+    const shaken = await call("handshake", hello);
+    expect([shaken.getAcceptSecrets(), shaken.getAcceptResources(), shaken.getAcceptOutputs()]).toEqual([true, true, true]);
+    // As the engine follows it.
+    await configureOn(client);
+
+    const created = await call("create", createRequest({ browser: "chrome", url: "https://refreshed.example.com/" }));
+    expect(created.getRefreshBeforeUpdate()).toBe(true);
+    const outs = created.getProperties().toJavaScript();
+    const read = new provproto.ReadRequest();
+    read.setId(created.getId());
+    read.setUrn(URN);
+    read.setType(TYPE);
+    read.setProperties(created.getProperties());
+    read.setInputs(Struct.fromJavaScript({ browser: "chrome", url: "https://refreshed.example.com/" }));
+    const refreshed = await call("read", read);
+    expect(refreshed.getId()).toBe(created.getId());
+    expect(refreshed.getRefreshBeforeUpdate()).toBe(true);
+    const update = new provproto.UpdateRequest();
+    update.setId(created.getId());
+    update.setUrn(URN);
+    update.setType(TYPE);
+    update.setOlds(Struct.fromJavaScript(outs));
+    update.setNews(Struct.fromJavaScript({ browser: "chrome", url: "https://refreshed.example.com/" }));
+    const updated = await call("update", update);
+    expect(updated.getRefreshBeforeUpdate()).toBe(true);
+    // The account's running slots are shared by this file's tests.
+    emu.control.endSession(created.getId());
   });
 
   it("Read by id alone is an import: the browser as the input, no share link; Diff then takes the state's inputs for what the import could not record", async () => {
@@ -350,12 +387,42 @@ describe("the plugin's life", () => {
     }
   }, 60_000);
 
-  it("exits by itself once its engine's address refuses connections (a killed pulumi up)", async () => {
+  it("a Cancel that ended one engine's use of an attached plugin does not hold for the next engine's Handshake", async () => {
+    const { child, rpc } = await startPlugin(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
+    const hello = () => {
+      const req = new provproto.ProviderHandshakeRequest();
+      req.setEngineAddress(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
+      return callOn(rpc, "handshake", req);
+    };
+    const configure = () => configureOn(rpc);
+    try {
+      await hello();
+      await configure();
+      // The end of the first engine's run (a preview): Cancel, and the plugin is left running.
+      await callOn(rpc, "cancel", new Empty());
+      const refused = await callOn(rpc, "create", createRequest({ browser: "chrome", url: "https://next-engine.example.com/" })).catch((e) => e);
+      expect(refused?.details).toMatch(/cancelled before the session was started/);
+      // The next engine (the update) says hello and configures: its create runs.
+      await hello();
+      await configure();
+      const created = await callOn(rpc, "create", createRequest({ browser: "chrome", url: "https://next-engine.example.com/" }));
+      expect(emu.control.sessions().find((s) => s.vmId === created.getId())!.status).toBe("running");
+      emu.control.endSession(created.getId());
+    } finally {
+      rpc.close();
+      child.kill("SIGKILL");
+    }
+  }, 60_000);
+
+  it("exits by itself once its engine's address refuses connections (a killed pulumi up), saying why on standard error", async () => {
     const own = net.createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => own.listen(0, "127.0.0.1", resolve));
+    // Standard input not a pipe: the address is the sign (engine-conventions/liveness.ts).
     const child = spawn(path.join(root, "bin", "pulumi-resource-remote-browser"), [`127.0.0.1:${(own.address() as net.AddressInfo).port}`], {
-      stdio: ["ignore", "pipe", "ignore"],
+      stdio: ["ignore", "pipe", "pipe"],
     });
+    let why = "";
+    child.stderr!.on("data", (d) => (why += d));
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     await new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
     expect(child.exitCode).toBeNull();
@@ -364,5 +431,6 @@ describe("the plugin's life", () => {
     const code = await Promise.race([exited, new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), 30_000))]);
     if (code === "hung") child.kill("SIGKILL");
     expect(code).toBe(0);
+    expect(why).toContain(`remote-browser: plugin process ${child.pid} exits by itself: the engine's address refuses connections`);
   }, 60_000);
 });
