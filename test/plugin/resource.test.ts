@@ -198,19 +198,19 @@ describe("check, diff, update and delete", () => {
     const { props, inputs } = await native().read(vmId, {}, {}, URN);
     const declared = { browser: "firefox", url: secret("https://started.example.com/"), country: "de", shareLanguage: "fr", readyTimeoutSeconds: 60 };
     // The import's diff (the import option), and the first after a `pulumi import`: the state's inputs are the browser alone.
-    expect(native().diff(props, declared, inputs)).toMatchObject({ changes: false, replaces: [], diffs: [] });
+    expect(native().diff(vmId, props, declared, inputs)).toMatchObject({ changes: false, replaces: [], diffs: [] });
     // A value not known yet at preview is no change either.
-    expect(native().diff(props, { ...declared, url: UNKNOWN }, inputs)).toMatchObject({ changes: false });
+    expect(native().diff(vmId, props, { ...declared, url: UNKNOWN }, inputs)).toMatchObject({ changes: false });
     // Once the state records the declared inputs, a change of one replaces the session, and removing one does too.
-    expect(native().diff(props, { ...declared, url: "https://other.example.com/" }, declared)).toMatchObject({ changes: true, replaces: ["url"] });
+    expect(native().diff(vmId, props, { ...declared, url: "https://other.example.com/" }, declared)).toMatchObject({ changes: true, replaces: ["url"] });
     const { country: _dropped, ...withoutCountry } = declared;
-    expect(native().diff(props, withoutCountry, declared)).toMatchObject({ changes: true, replaces: ["country"] });
-    expect(native().diff(props, { ...declared, readyTimeoutSeconds: 90 }, declared)).toMatchObject({ changes: true, replaces: [], diffs: ["readyTimeoutSeconds"] });
+    expect(native().diff(vmId, props, withoutCountry, declared)).toMatchObject({ changes: true, replaces: ["country"] });
+    expect(native().diff(vmId, props, { ...declared, readyTimeoutSeconds: 90 }, declared)).toMatchObject({ changes: true, replaces: [], diffs: ["readyTimeoutSeconds"] });
     // The browser, which the service reports, is never adopted.
-    expect(native().diff(props, { ...declared, browser: "chrome" }, inputs)).toMatchObject({ changes: true, replaces: ["browser"] });
+    expect(native().diff(vmId, props, { ...declared, browser: "chrome" }, inputs)).toMatchObject({ changes: true, replaces: ["browser"] });
     // A session the plugin started is diffed against its outputs, as before: nothing is adopted.
     const created = await native().create(URN.replace("::app", "::own"), { browser: "chrome" }, undefined);
-    expect(native().diff(created.outs, { browser: "chrome", url: "https://x.example.com/" }, {})).toMatchObject({ changes: true, replaces: ["url"] });
+    expect(native().diff(created.id, created.outs, { browser: "chrome", url: "https://x.example.com/" }, {})).toMatchObject({ changes: true, replaces: ["url"] });
   });
 
   it("updates in place with the share link still secret", async () => {
