@@ -32,9 +32,11 @@ async function expectNoSecretsInState(stack: E2EStack, exported?: string): Promi
 describe.concurrent("BrowserSession under the real engine", () => {
   it("creates, previews without changes, replaces on a url change, drops an ended session on refresh, imports a running session by vmId in its place, and destroys, ending it", async () => {
     await withStack("sessions.js", async (stack) => {
-      const up = await stack.run("up", { config: { url: "https://example.com/a", shareLanguage: "de" } });
+      const up = await stack.run("up", { config: { url: "https://example.com/a", shareLanguage: "de", usageAfter: "true" } });
       const first = (up.outputs.vmIds as Record<string, string>).chrome;
       expect(running(stack)).toEqual([first]);
+      // getUsageOutput with `dependsOn` the sessions: read once they run, so it counts this one.
+      expect(up.outputs.runningAfter).toBe(1);
       expect((up.outputs.statuses as Record<string, string>).chrome).toBe("running");
       // The share link is a secret output of the stack (masked by the runner)...
       expect(up.outputs.shareUrls).toEqual({ chrome: "[secret]" });
@@ -45,7 +47,7 @@ describe.concurrent("BrowserSession under the real engine", () => {
       expect(recorded.outputs.shareUrl).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" });
       await expectNoSecretsInState(stack, exported);
 
-      await stack.run("preview", { config: { url: "https://example.com/a", shareLanguage: "de" }, expectNoChanges: true });
+      await stack.run("preview", { config: { url: "https://example.com/a", shareLanguage: "de", usageAfter: "true" }, expectNoChanges: true });
       await stack.run("refresh", { expectNoChanges: true });
 
       const replaced = await stack.run("up", { config: { url: "https://example.com/b", shareLanguage: "de" } });
