@@ -39,10 +39,11 @@ cat > "$cache/run.next" <<RUN
 #!/bin/sh
 # Written by scripts/wine.sh: runs a Windows executable under Wine with stdout and stderr relayed from files.
 exe=\$1; shift
-dir=\$(mktemp -d)
-# Wine's own temporary files go beside its prefix, not into the caller's temporary folder.
+# Wine's own temporary files (its server's among them) go beside its prefix, not into the caller's folder.
 mkdir -p '$cache/tmp'
-TMPDIR='$cache/tmp' WINEPREFIX='$prefix' WINEDEBUG=-all '$wine' "\$exe" "\$@" >"\$dir/out" 2>"\$dir/err" </dev/null &
+export TMPDIR='$cache/tmp'
+dir=\$(mktemp -d)
+WINEPREFIX='$prefix' WINEDEBUG=-all '$wine' "\$exe" "\$@" >"\$dir/out" 2>"\$dir/err" </dev/null &
 pid=\$!
 trap 'kill \$pid 2>/dev/null' TERM INT HUP
 tail -n +1 -f --pid=\$pid "\$dir/out" &
