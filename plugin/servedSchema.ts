@@ -50,3 +50,15 @@ export function servedSchema(): PackageSchema {
   served ??= servedSchemaOf(pluginIdentity());
   return served;
 }
+
+/**
+ * Where the whole served schema is committed, relative to the repository's root: the path a Pulumi Registry
+ * listing names as its `schemaFile`. The build writes it (scripts/build.sh); a test fails when it differs
+ * from what the plugin serves.
+ */
+export const REGISTRY_SCHEMA_FILE = "schema.json";
+
+/** The text of {@link REGISTRY_SCHEMA_FILE}: the schema this plugin serves, at package.json's version. */
+export function registrySchemaText(): string {
+  return `${JSON.stringify(servedSchema(), null, 2)}\n`;
+}

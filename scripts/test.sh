@@ -4,11 +4,11 @@
 # language host) -- and ends with one summary line.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-# The default cell runs on Node.js 22, the oldest release line users run that is still maintained (the
-# machine's own Node may be older; scripts/node.sh fetches 22 then). A test cell (scripts/cell.sh) has put
-# its own Node first on PATH already.
+# The default cell runs on Node.js 24, the active LTS line, where most users are (the machine's own Node may
+# be older; scripts/node.sh fetches 24 then). A test cell (scripts/cell.sh) has put its own Node first on
+# PATH already: the current line (26) and the oldest supported one (22).
 if [ -z "${PRB_CELL:-}" ]; then
-  PATH=$(bash scripts/node.sh 22):$PATH
+  PATH=$(bash scripts/node.sh 24):$PATH
   export PATH
 fi
 PREPARE_LANGUAGE_YAML=1 source scripts/prepare.sh

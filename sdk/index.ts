@@ -17,7 +17,7 @@ export {
   getUsage,
   getUsageOutput,
 } from "./functions";
-export type { FunctionOptions } from "./functions";
+export type { FunctionOptions, FunctionOutputOptions } from "./functions";
 export type {
   City,
   CreditUsage,

@@ -59,7 +59,7 @@ describe("the packed package", () => {
   });
 
   it("declares the Node.js versions it runs on and the files it ships", () => {
-    expect(manifest.engines?.node).toMatch(/^>=\s*20\.\d+/);
+    expect(manifest.engines?.node).toMatch(/^>=\s*\d+/); // the line: test/support-policy.test.ts
     expect(Array.isArray(manifest.files) && manifest.files.length > 0).toBe(true);
     expect(manifest.peerDependencies?.["@pulumi/pulumi"]).toBeTruthy();
     // A user's project brings its own @pulumi/pulumi; two copies would not share the runtime's state.

@@ -84,13 +84,13 @@ describe("facts stated one way", () => {
     }
   });
 
-  it("Node.js 22 and 24 versions are the test pins of scripts/node.sh or the archives' pin, named as such", () => {
+  it("Node.js 22, 24 and 26 versions are the test pins of scripts/node.sh or the archives' pin, named as such", () => {
     const pins = [...read("scripts/node.sh").matchAll(/PINNED=(\d+\.\d+\.\d+)/g)].map((m) => m[1]!);
-    expect(pins.length).toBe(2);
+    expect(pins.length).toBe(3);
     for (const page of [...USER_PAGES, LEDGER, "CONTRIBUTING.md"]) {
       for (const b of blocks(read(page))) {
         const text = b.kind === "table" ? b.rows.map((r) => r.join(" | ")).join("\n") : b.kind === "code" ? "" : b.text;
-        for (const [v] of text.matchAll(/\b2[24]\.\d+\.\d+\b/g)) {
+        for (const [v] of text.matchAll(/\b2[246]\.\d+\.\d+\b/g)) {
           expect([...pins, NODE_VERSION], `${page}:${b.line}`).toContain(v);
           if (v === NODE_VERSION && !pins.includes(v)) expect(text, `${page}:${b.line} names ${v} as the archives' Node.js`).toMatch(/archive|release/);
         }

@@ -103,9 +103,11 @@ async function resourceOptions(stack: E2EStack, vmId: string, importing: Record<
 describe.concurrent("BrowserSession under the real engine", () => {
   it("creates, previews without changes, replaces on a url change, brings back a session ended out of band with a plain up (the runner refreshes first), imports a running session by vmId in its place, and destroys, ending it; on the imported session, the resource options (ignoreChanges, aliases, protect, state delete, retainOnDelete found by the account audit)", async () => {
     await withStack("sessions.js", async (stack) => {
-      const up = await stack.run("up", { config: { url: "https://example.com/a", shareLanguage: "de" } });
+      const up = await stack.run("up", { config: { url: "https://example.com/a", shareLanguage: "de", usageAfter: "true" } });
       const first = (up.outputs.vmIds as Record<string, string>).chrome;
       expect(running(stack)).toEqual([first]);
+      // getUsageOutput with `dependsOn` the sessions: read once they run, so it counts this one.
+      expect(up.outputs.runningAfter).toBe(1);
       expect((up.outputs.statuses as Record<string, string>).chrome).toBe("running");
       // The share link is a secret output of the stack (masked by the runner)...
       expect(up.outputs.shareUrls).toEqual({ chrome: "[secret]" });
@@ -116,7 +118,7 @@ describe.concurrent("BrowserSession under the real engine", () => {
       expect(recorded.outputs.shareUrl).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" });
       await expectNoSecretsInState(stack, exported);
 
-      await stack.run("preview", { config: { url: "https://example.com/a", shareLanguage: "de" }, expectNoChanges: true });
+      await stack.run("preview", { config: { url: "https://example.com/a", shareLanguage: "de", usageAfter: "true" }, expectNoChanges: true });
       await stack.run("refresh", { expectNoChanges: true });
 
       const replaced = await stack.run("up", { config: { url: "https://example.com/b", shareLanguage: "de" } });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { fileType } from "../../release/fileType";
 import { verifyAdHoc } from "../../release/machoSign";
 import { nodeBinary } from "../../release/nodeBinary";
+import { askPlugin, checkAnswers } from "../../release/pluginCheck";
 import { PLATFORMS } from "../../release/platforms";
 import { run, runStatus } from "../../release/run";
 import { RELEASE_VERSION, platformsRelease } from "./release-build";
@@ -13,8 +14,9 @@ import { RELEASE_VERSION, platformsRelease } from "./release-build";
  * The signatures of the executables a release ships for the platforms this machine cannot run: macOS's
  * signed ad hoc after the injection (every page's hash recomputed here, as the kernel checks them), and
  * Windows's with no signature left that the injection broke, read by an independent tool (Debian's
- * osslsigncode, provided by scripts/osslsigncode.sh). Whether they start is checked on macOS and Windows
- * runners by the release workflow (its `smoke-*` jobs).
+ * osslsigncode, provided by scripts/osslsigncode.sh). The Windows one is also started here, under Debian's
+ * Wine (scripts/wine.sh), and asked what the release workflow's `start` job asks on a Windows runner; the
+ * macOS ones start only there.
  */
 const root = path.resolve(__dirname, "..", "..");
 const PLATFORM_IDS = "darwin-arm64,darwin-amd64,windows-amd64";
@@ -70,4 +72,14 @@ describe("the windows-amd64 executable", () => {
     expect(out).not.toContain("No signature found");
     expect(out).toMatch(/Signer's certificate[\s\S]*OpenJS Foundation/);
   });
+});
+
+describe("the windows-amd64 executable under Wine", () => {
+  it("starts and answers GetPluginInfo and GetSchema with the release's version, as the release workflow's start job asks on Windows", async () => {
+    const wine = (await run("bash", [path.join(root, "scripts", "wine.sh")], { stderr: "inherit" })).trim();
+    // Wine's first start in a prefix sets up its services: seconds on an idle machine, more on a busy one.
+    const answers = await askPlugin(executables["windows-amd64"], { launcher: wine, startTimeoutMs: 240_000 });
+    checkAnswers(answers, RELEASE_VERSION);
+    expect(answers.schema.resources).toContain("remote-browser:index:ReviewSessions");
+  }, 600_000);
 });

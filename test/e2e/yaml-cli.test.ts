@@ -96,6 +96,10 @@ describe.concurrent("YAML programs with the plain pulumi CLI and pulumi-language
       // The engine runs the program with the pinned host, which reports its version.
       const about = JSON.parse((await cli.clean(["about", "--json"])).stdout) as { plugins: Array<{ name: string; kind: string; version: string | null }> };
       expect(about.plugins).toContainEqual({ name: "yaml", kind: "language", version: "1.32.0" });
+      // The example names no version, and the CLI prints the versions the YAML host reports, which come from
+      // the program alone (docs/installation-configuration.md, "The plugin"): unknown, whatever plugin runs.
+      // A host or CLI that learns it from the plugin fails this, and the page's paragraph should go.
+      expect(about.plugins.filter((p) => p.name === "remote-browser")).toEqual([{ name: "remote-browser", kind: "resource", version: null }]);
 
       const up = await cli.clean(["up", "--yes"]);
       expect(up.stdout).toMatch(/\+\s+3 created/); // the stack and two sessions

@@ -1,6 +1,6 @@
 // BrowserSessions driven by stack config, for the e2e tests.
 const pulumi = require("@pulumi/pulumi");
-const { BrowserSession, getUsage } = require("pulumi-remote-browser");
+const { BrowserSession, getUsage, getUsageOutput } = require("pulumi-remote-browser");
 
 module.exports = async () => {
   const config = new pulumi.Config();
@@ -45,6 +45,10 @@ module.exports = async () => {
       );
     }
   }
+  // Read after the sessions started (`dependsOn`), as Pulumi's own functions can be: it counts them.
+  const usageAfter = config.getBoolean("usageAfter")
+    ? getUsageOutput({ dependsOn: Object.values(sessions), parent: Object.values(sessions)[0] })
+    : undefined;
   const pick = (f) => Object.fromEntries(Object.entries(sessions).map(([b, s]) => [b, f(s)]));
   return {
     vmIds: pick((s) => s.vmId),
@@ -52,5 +56,6 @@ module.exports = async () => {
     locationApplied: pick((s) => s.locationApplied),
     shareUrls: pick((s) => s.shareUrl),
     runningSlots: usage?.runningSessionsRemaining,
+    runningAfter: usageAfter?.runningSessionsUsed,
   };
 };

@@ -1,0 +1,55 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { RemoteBrowserComponentProvider } from "../../plugin/provider";
+import { REGISTRY_SCHEMA_FILE } from "../../plugin/servedSchema";
+import type { PackageSchema } from "../../plugin/packageSchema";
+
+/**
+ * What the Pulumi Registry reads of a community package: the whole schema at the `schemaFile` path of the
+ * repository (committed, written by the build), and the two pages under docs/ with the front matter its
+ * package pages have. A listing shows what the committed file says, so it must be what the plugin serves.
+ */
+const root = path.resolve(__dirname, "..", "..");
+
+/** The YAML front matter of a Markdown page. */
+export function frontMatter(text: string): Record<string, unknown> {
+  const m = /^---\n([\s\S]*?)\n---\n/.exec(text);
+  return m ? (parse(m[1]!) as Record<string, unknown>) : {};
+}
+
+describe("the schema a registry listing reads", () => {
+  it(`is committed at ${REGISTRY_SCHEMA_FILE}, equal to the schema the plugin serves (run scripts/build.sh to write it)`, async () => {
+    const committed = JSON.parse(fs.readFileSync(path.join(root, REGISTRY_SCHEMA_FILE), "utf8")) as PackageSchema;
+    const served = JSON.parse(await new RemoteBrowserComponentProvider().getSchema()) as PackageSchema;
+    expect(committed).toEqual(served);
+  });
+
+  it("says, there and in the components' part, what the native provider is, never the dynamic provider", () => {
+    const committed = JSON.parse(fs.readFileSync(path.join(root, REGISTRY_SCHEMA_FILE), "utf8")) as PackageSchema & Record<string, unknown>;
+    expect(Object.keys(committed.resources)).toContain("remote-browser:index:BrowserSession");
+    expect(committed.description).toMatch(/native provider/i);
+    for (const text of [committed.description, JSON.parse(fs.readFileSync(path.join(root, "plugin", "schema.json"), "utf8")).description]) {
+      expect(String(text ?? "")).not.toMatch(/dynamic provider/i);
+    }
+    for (const key of ["displayName", "publisher", "logoUrl", "pluginDownloadURL", "repository", "keywords"]) expect(committed[key], key).toBeTruthy();
+  });
+});
+
+describe("the registry's pages", () => {
+  const schema = JSON.parse(fs.readFileSync(path.join(root, REGISTRY_SCHEMA_FILE), "utf8")) as { displayName: string };
+  const page = (name: string) => frontMatter(fs.readFileSync(path.join(root, "docs", name), "utf8"));
+
+  it("docs/_index.md: titled by the schema's displayName, with a description and the package layout", () => {
+    expect(page("_index.md")).toEqual({ title: schema.displayName, meta_desc: expect.stringMatching(/\S/), layout: "package" });
+  });
+
+  it("docs/installation-configuration.md: titled '<displayName> Installation & Configuration', with the package layout", () => {
+    expect(page("installation-configuration.md")).toEqual({
+      title: `${schema.displayName} Installation & Configuration`,
+      meta_desc: expect.stringMatching(/\S/),
+      layout: "package",
+    });
+  });
+});
