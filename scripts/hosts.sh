@@ -49,7 +49,7 @@ if [ ${#files[@]} = 0 ]; then
 fi
 export PRB_LANGUAGE_HOST_NODEJS=${host[nodejs]} PRB_LANGUAGE_HOST_PYTHON=${host[python]} PRB_LANGUAGE_HOST_GO=${host[go]}
 # The Node.js of the default cell (scripts/test.sh), first on PATH for the hosts, the programs and the plugins.
-PATH=$(bash scripts/node.sh 22):$PATH
+PATH=$(bash scripts/node.sh 24):$PATH
 export PATH PRB_CELL=hosts
 code=0
 bash scripts/test.sh --config vitest.hosts.config.mts "${files[@]}" "$@" || code=$?

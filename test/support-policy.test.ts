@@ -49,6 +49,8 @@ describe("the support policy", () => {
     const nodeScript = read("scripts/node.sh");
     for (const line of [oldest, lts, current]) expect(nodeScript, `scripts/node.sh pins a release of Node.js ${line}`).toMatch(new RegExp(`^\\s*${line}\\) PINNED=${line}\\.\\d+\\.\\d+ `, "m"));
     expect(read("scripts/test.sh")).toMatch(new RegExp(`PATH=\\$\\(bash scripts/node.sh ${lts}\\)`));
+    // The hosts cell runs on the default cell's Node too.
+    expect(read("scripts/hosts.sh")).toMatch(new RegExp(`PATH=\\$\\(bash scripts/node.sh ${lts}\\)`));
     const cell = read("scripts/cell.sh");
     expect(cell).toMatch(new RegExp(`current\\)\\n\\s*PATH=\\$\\(bash scripts/node.sh ${current}\\)`));
     // The floor takes its line from engines, exactly (`=22`), so the two cannot part.
