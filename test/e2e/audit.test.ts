@@ -3,11 +3,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmulator } from "../../emulator";
-import type { Emulator } from "../../emulator";
 import { engineEnvironment } from "../../runner/environment";
 import { Postgres, startPostgres } from "../helpers/postgres";
 import { run } from "../../release/run";
-import { E2E_PASSPHRASE, childPids, commandOf, until, withStack } from "./harness";
+import { runAudit } from "./audit-run";
+import { childPids, commandOf, until, withStack } from "./harness";
 import type { E2EStack } from "./harness";
 
 /**
@@ -23,29 +23,6 @@ beforeAll(async () => {
 afterAll(() => postgres?.stop());
 
 const BROWSER = { held: "firefox", pending: "chrome", forced: "edge", byHand: "brave" } as const;
-
-/** Runs `pulumi-remote-browser-run audit` of the installed package, as the sweep workflow does. */
-function audit(emu: Emulator, backendUrl: string, dir: string, opts: { cwd?: string; args?: string[] } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const { projectDir, pulumiBin } = inject("e2e");
-  const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
-  fs.mkdirSync(dir, { recursive: true });
-  const env = {
-    ...process.env,
-    PULUMI_REMOTE_BROWSER_PULUMI: pulumiBin,
-    PULUMI_BACKEND_URL: backendUrl,
-    PULUMI_CONFIG_PASSPHRASE: E2E_PASSPHRASE,
-    REMOTE_BROWSER_API_KEY: emu.apiKey,
-    REMOTE_BROWSER_BASE_URL: emu.apiBaseUrl,
-  };
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [runner, "audit", "--orphan-minutes", "0", ...(opts.cwd ? [] : ["--work-dir", dir]), ...(opts.args ?? [])], { cwd: opts.cwd ?? dir, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** The table's line of the session whose vmId ends like `vmId`. */
 function rowOf(text: string, vmId: string): string {
@@ -93,7 +70,7 @@ async function scenario(backend: "file" | "postgres"): Promise<void> {
           const vmIdOf = (browser: string) => control.sessions().find((s) => s.browser === browser)!.vmId;
           const before = control.books();
           control.clearRequests();
-          const first = await audit(emu, backendUrl, path.join(base, "audit"));
+          const first = await runAudit(emu, { workDir: path.join(base, "audit"), backendUrl });
           expect(first.code, first.stderr + first.stdout).toBe(3);
           const org = "organization/e2e";
           expect(rowOf(first.stdout, vmIdOf(BROWSER.held))).toMatch(new RegExp(`Mozilla Firefox\\s+running\\s+\\S+\\s+stack ${org}/${held.name}$`));
@@ -129,7 +106,7 @@ async function scenario(backend: "file" | "postgres"): Promise<void> {
           expect((adopted.outputs.vmIds as Record<string, string>)[BROWSER.pending]).toBe(vmIdOf(BROWSER.pending));
 
           // Run inside a project's folder (where `pulumi stack ls` gives short names), for that project.
-          const second = await audit(emu, backendUrl, path.join(base, "audit"), { cwd: held.workDir, args: ["--project", "e2e"] });
+          const second = await runAudit(emu, { workDir: path.join(base, "audit"), backendUrl, cwd: held.workDir, args: ["--project", "e2e"] });
           expect(second.code, second.stderr + second.stdout).toBe(3);
           expect(rowOf(second.stdout, vmIdOf(BROWSER.pending))).toMatch(new RegExp(`Google Chrome\\s+running\\s+\\S+\\s+stack ${org}/${pending.name}$`));
           expect(second.stdout).not.toContain("pending create in");
@@ -140,7 +117,7 @@ async function scenario(backend: "file" | "postgres"): Promise<void> {
           // Every session ended (the stacks' destroys would only end theirs, which the tests of destroy prove):
           // the audit of a clean account passes.
           for (const browser of Object.values(BROWSER)) control.endSession(vmIdOf(browser));
-          const last = await audit(emu, backendUrl, path.join(base, "audit"));
+          const last = await runAudit(emu, { workDir: path.join(base, "audit"), backendUrl });
           expect(last.code, last.stderr + last.stdout).toBe(0);
           expect(last.stdout).toContain("running in the account: 0");
           expect(control.books().neverEnded).toBe(0);
@@ -198,7 +175,7 @@ describe("the audit on stacks whose state it cannot trust", () => {
           const text = fs.readFileSync(stackFile(broken), "utf8");
           fs.writeFileSync(stackFile(broken), text.slice(0, Math.floor(text.length / 2)));
 
-          const result = await audit(emu, backendUrl, path.join(base, "audit"));
+          const result = await runAudit(emu, { workDir: path.join(base, "audit"), backendUrl });
           expect(result.code, result.stderr + result.stdout).toBe(3);
           expect(result.stdout).toMatch(new RegExp(`Stacks that could not be read \\(1\\): .*\\n {2}organization/e2e/${broken.name}: `));
           expect(result.stdout).toMatch(new RegExp(`Google Chrome\\s+running\\s+\\S+\\s+stack organization/e2e/${crafted.name}$`, "m"));

@@ -1,6 +1,5 @@
-import { spawn } from "node:child_process";
-import * as path from "node:path";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { runAudit } from "./audit-run";
 import { RunFailed, childPids, commandOf, until, withStack } from "./harness";
 import type { E2EStack } from "./harness";
 import { isRunning } from "../helpers/processes";
@@ -33,22 +32,6 @@ async function expectNoSecretsInState(stack: E2EStack, exported?: string): Promi
 
 /** The first page of a session started outside Pulumi. */
 const STARTED_URL = "https://started-elsewhere.example.com/";
-
-/** Runs the installed runner's `audit` on the stack's own backend (its work folder's), as the sweep runs it. */
-function audit(stack: E2EStack): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const { projectDir, pulumiBin } = inject("e2e");
-  const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
-  const { PULUMI_BACKEND_URL: _other, ...env } = process.env;
-  const child = spawn(process.execPath, [runner, "audit", "--orphan-minutes", "0", "--work-dir", stack.workDir], {
-    cwd: stack.workDir,
-    env: { ...env, PULUMI_REMOTE_BROWSER_PULUMI: pulumiBin, REMOTE_BROWSER_API_KEY: stack.emulator.apiKey, REMOTE_BROWSER_BASE_URL: stack.emulator.apiBaseUrl },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => (stdout += d));
-  child.stderr.on("data", (d) => (stderr += d));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
-}
 
 /**
  * The resource options and lifecycle commands of the options table (docs/browser-session.md) on the
@@ -91,7 +74,7 @@ async function resourceOptions(stack: E2EStack, vmId: string, importing: Record<
   expect(removed.changes).toMatchObject({ delete: 1 });
   expect(await recorded()).toEqual([]);
   expect(status()).toBe("running");
-  const found = await audit(stack);
+  const found = await runAudit(stack.emulator, { workDir: stack.workDir });
   expect(found.code, found.stderr).toBe(3);
   expect(found.stdout.split("\n").find((l) => new RegExp(`^vm-\\*+${vmId.slice(-4)}\\s`).test(l))).toMatch(/running\s+\S+\s+NONE$/);
 

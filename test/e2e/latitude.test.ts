@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { E2E_PASSPHRASE, RunFailed, until, withStack } from "./harness";
+import { runAudit } from "./audit-run";
+import { RunFailed, until, withStack } from "./harness";
 import type { E2EStack } from "./harness";
 
 /**
@@ -29,30 +29,6 @@ async function startByHand(stack: E2EStack, browser: string): Promise<string> {
   });
   const { vmId } = (await res.json()) as { vmId: string };
   return vmId;
-}
-
-/** `pulumi-remote-browser-run audit` of the installed package on the stack's backend. */
-function audit(stack: E2EStack, backendUrl: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const { projectDir, pulumiBin } = inject("e2e");
-  const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
-  const dir = path.join(stack.workDir, "audit");
-  fs.mkdirSync(dir, { recursive: true });
-  const env = {
-    ...process.env,
-    PULUMI_REMOTE_BROWSER_PULUMI: pulumiBin,
-    PULUMI_BACKEND_URL: backendUrl,
-    PULUMI_CONFIG_PASSPHRASE: E2E_PASSPHRASE,
-    REMOTE_BROWSER_API_KEY: stack.emulator.apiKey,
-    REMOTE_BROWSER_BASE_URL: stack.emulator.apiBaseUrl,
-  };
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [runner, "audit", "--orphan-minutes", "0", "--work-dir", dir], { cwd: dir, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 describe("under a service that takes the latitude its spec leaves", () => {
@@ -115,7 +91,7 @@ describe("under a service that takes the latitude its spec leaves", () => {
           const orphan = `vm-${"f".repeat(byHand.length - 7)}${byHand.slice(-4)}`;
           expect(orphan).not.toBe(byHand);
           control.seedSession({ vmId: orphan, browser: "chrome", linkId: "latitudeorphan01", created: new Date(Date.now() - 3_600_000).toISOString() });
-          const report = await audit(stack, backendUrl);
+          const report = await runAudit(stack.emulator, { workDir: path.join(stack.workDir, "audit"), backendUrl });
           printed.push(report.stdout, report.stderr);
           expect(report.code, report.stderr + report.stdout).toBe(3);
           const row = report.stdout.split("\n").find((l) => new RegExp(`^vm-\\*+${orphan.slice(-4)}\\s`).test(l));
