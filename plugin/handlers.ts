@@ -122,6 +122,14 @@ export function nativeHandlers(
       return resp;
     }),
     create: forSession("create", async (resource, req) => {
+      // A plugin that answers Handshake is taken to support previews: the engine sends `pulumi preview`'s
+      // creates (and a replacement's) here too, which must start nothing. The inputs stand for the state, as
+      // the engine's own answer for a plugin without previews; the outputs stay unknown until the update.
+      if (req.getPreview()) {
+        const resp = new proto.CreateResponse();
+        resp.setProperties(req.getProperties());
+        return resp;
+      }
       const timeout = req.getTimeout();
       const { id, outs } = await resource.create(req.getUrn(), js(req.getProperties()), timeout > 0 ? timeout : undefined);
       const resp = new proto.CreateResponse();

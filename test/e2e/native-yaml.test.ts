@@ -421,21 +421,21 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       await cli.clean(["up", "--yes"]);
       mainId = await replaced("mainId", mainId);
 
-      // --replace: the engine asks the provider nothing and replaces create-before-delete. Without a refresh
-      // the provider cannot tell the old session from its own retry: it keeps it, says so, and the stack
-      // records a running session.
-      const blind = await cli.ok(["up", "--yes", "--replace", urn("main")]);
-      expect(text(blind)).toContain(`session ${mainId} was not replaced`);
-      expect((await ids()).mainId).toBe(mainId);
-      expect(status(mainId)).toBe("running");
-      // With --refresh it is shown the old session: on the limit of 1 it ends it first, saying so.
-      const replace = await cli.ok(["up", "--yes", "--refresh", "--replace", urn("main")]);
+      // --replace, --target-replace and a taint: the engine asks the provider neither check with the old
+      // inputs nor diff, and replaces create-before-delete. But each session is recorded
+      // refresh_before_update, so the plain `up` reads it first, which shows the provider the session it
+      // replaces: the replacement is a new one, and on the limit of 1 the old one is ended first, saying so.
+      expect((await cli.resources()).filter((r) => r.type === BROWSER_SESSION).map((r) => r.refreshBeforeUpdate)).toEqual([true, true]);
+      const replace = await cli.ok(["up", "--yes", "--replace", urn("main")]);
       expect(text(replace)).toContain(`leaves no room for the replacement beside session ${mainId}, so that session was ended first`);
+      expect(text(replace)).not.toContain("was not replaced");
       mainId = await replaced("mainId", mainId);
-      await cli.clean(["up", "--yes", "--refresh", "--target-replace", urn("beside")]);
+      await cli.clean(["up", "--yes", "--target-replace", urn("beside")]);
       besideId = await replaced("besideId", besideId);
       await cli.clean(["state", "taint", urn("main")]);
-      await cli.ok(["up", "--yes", "--refresh"]);
+      const tainted = await cli.ok(["up", "--yes"]);
+      expect(text(tainted)).toContain(`so that session was ended first`);
+      expect(text(tainted)).not.toContain("was not replaced");
       mainId = await replaced("mainId", mainId);
       expect(own.control.books().neverEnded).toBe(2);
 

@@ -13,6 +13,7 @@ import { acquireFrom, hostsBed, releaseProgramLifecycle, stack } from "./hosts";
  */
 const IMPORT_PATH = "github.com/remote-browser/pulumi-remote-browser/sdk/go/remotebrowser";
 const bed = hostsBed("go", ["go"]);
+const text = (r: { stdout: string; stderr: string }) => `${r.stdout}\n${r.stderr}`;
 
 /** A copy of `programs/<name>` on the release's Go module, with a stack of its own. */
 async function goProgram(name: string) {
@@ -59,10 +60,15 @@ describe("one session from Go on a running limit of 1, beyond up and destroy", (
     expect(accountBooks(bed.emulator, account.accountId)).toMatchObject({ started: 2, running: 1 });
   });
 
-  it("pulumi up --replace: a new running session in the stack, the old one ended", async () => {
+  it("pulumi up --replace, no --refresh and no deleteBeforeReplace: a new running session in the stack, the old one ended", async () => {
     const before = await recorded();
     try {
-      await cli.clean(["up", "--yes", "--replace", before.urn]);
+      // The engine asks the provider no diff for --replace, but reads the session first (refresh_before_update),
+      // which shows the provider the session being replaced: on the limit of 1 it is ended first, saying so.
+      expect(before.refreshBeforeUpdate).toBe(true);
+      const replace = await cli.ok(["up", "--yes", "--replace", before.urn]);
+      expect(text(replace)).toContain(`leaves no room for the replacement beside session ${before.id}, so that session was ended first`);
+      expect(text(replace)).not.toContain("was not replaced");
       const after = (await recorded()).id as string;
       expect(after).not.toBe(before.id);
       expect(statusOf(after)).toBe("running");

@@ -195,6 +195,16 @@ describe("BrowserSession over gRPC", () => {
     emu.control.endSession(created.getId());
   });
 
+  it("a preview's Create (which the engine sends once Handshake is answered) starts no session and answers the inputs, without an id", async () => {
+    const before = emu.control.sessions().length;
+    const req = createRequest({ browser: "chrome", url: "https://previewed.example.com/" });
+    req.setPreview(true);
+    const res = await call("create", req);
+    expect(res.getId()).toBe("");
+    expect(res.getProperties().toJavaScript()).toEqual({ browser: "chrome", url: "https://previewed.example.com/" });
+    expect(emu.control.sessions().length).toBe(before);
+  });
+
   it("Read by id alone is an import: the browser as the input, no share link; Diff then takes the state's inputs for what the import could not record", async () => {
     const created = await call("create", createRequest({ browser: "brave", url: "https://a.example.com/" }));
     const req = new provproto.ReadRequest();
