@@ -135,7 +135,7 @@ export function nativeHandlers(
       const resp = new proto.CreateResponse();
       resp.setId(id);
       resp.setProperties(Struct.fromJavaScript(wire(outs)));
-      refreshBeforeUpdate(resp);
+      refreshBeforeUpdate(resp, outs);
       return resp;
     }),
     read: forSession("read", async (resource, req) => {
@@ -144,14 +144,14 @@ export function nativeHandlers(
       resp.setId(result.id);
       resp.setProperties(Struct.fromJavaScript(wire(result.props)));
       resp.setInputs(Struct.fromJavaScript(wire(result.inputs)));
-      refreshBeforeUpdate(resp);
+      refreshBeforeUpdate(resp, result.props);
       return resp;
     }),
     update: forSession("update", async (resource, req) => {
       const { outs } = resource.update(js(req.getOlds()), js(req.getNews()));
       const resp = new proto.UpdateResponse();
       resp.setProperties(Struct.fromJavaScript(wire(outs)));
-      refreshBeforeUpdate(resp);
+      refreshBeforeUpdate(resp, outs);
       return resp;
     }),
     delete: forSession("delete", async (resource, req) => {
@@ -201,8 +201,11 @@ export function nativeHandlers(
  * every update of the stack, and one that has ended is dropped and started anew by a plain `pulumi up`
  * rather than kept as "unchanged" with a dead link. An engine that does not support the mark (older, or
  * PULUMI_DISABLE_REFRESH_BEFORE_UPDATE) ignores it; an SDK whose protocol module lacks the field sets nothing.
+ * A session started with API version 7 is not marked: that version has no status operation, so the read
+ * would learn nothing and only repeat its warning on every update (and destroy).
  */
-function refreshBeforeUpdate(resp: { setRefreshBeforeUpdate?: (v: boolean) => unknown }): void {
+function refreshBeforeUpdate(resp: { setRefreshBeforeUpdate?: (v: boolean) => unknown }, outs: Record<string, unknown> | undefined): void {
+  if (outs?.apiVersion === "v7") return;
   resp.setRefreshBeforeUpdate?.(true);
 }
 
