@@ -15,13 +15,15 @@ import { UsageError } from "./usage";
 
 const USAGE = `usage: pulumi-remote-browser-run <up|preview|refresh|destroy|rm|outputs|cancel> --program <module> --stack <name>
        [--project <name>] [--work-dir <dir>] [--backend <url> | --backend-env <VAR>] [--config key=value]...
-       [--clear-pending-creates (refresh: after a killed up)]
+       [--clear-pending-creates (refresh: after a killed up)] [--no-refresh (up: skip the read first)]
        [--secret-env key=ENV_VAR]... [--secrets-file <file.json>]
        [--expect-no-changes] [--show-secrets] [--json] [--outputs-file <path>] [--events-file <path>]
        [--quiet] [--verbose <level 1-${MAX_LOG_VERBOSITY}>]
 
 Runs a Pulumi program module (its body exported as a function) through the Automation API, so the program
-needs no Node.js language host. Config keys without a namespace belong to the project. --events-file
+needs no Node.js language host. Config keys without a namespace belong to the project. \`up\` refreshes first
+(a session the service ended is started again); the refresh reads with the settings the last update recorded,
+so after a change of API key run one \`up --no-refresh\`. --events-file
 writes the engine's events as they stream, one JSON object a line. refresh --clear-pending-creates clears the
 lock and the pending creates a killed \`up\` left (only when no update of the stack runs); the next \`up\` adopts
 their sessions. \`pulumi-remote-browser-run audit --help\`: the account's sessions set against every stack.
@@ -62,6 +64,7 @@ async function main(argv: string[]): Promise<number> {
       "secrets-file": { type: "string" },
       "expect-no-changes": { type: "boolean" },
       "clear-pending-creates": { type: "boolean" },
+      "no-refresh": { type: "boolean" },
       "show-secrets": { type: "boolean" },
       json: { type: "boolean" },
       "outputs-file": { type: "string" },
@@ -104,6 +107,7 @@ async function main(argv: string[]): Promise<number> {
     config,
     expectNoChanges: values["expect-no-changes"],
     clearPendingCreates: values["clear-pending-creates"],
+    noRefresh: values["no-refresh"],
     verbose: values.verbose ? verbosity(values.verbose) : undefined,
     onOutput: values.quiet ? undefined : (text) => process.stdout.write(text),
     onError: (text) => process.stderr.write(text),

@@ -70,6 +70,13 @@ export interface RunOptions {
    * so that the next `up` adopts their sessions through their idempotency keys. Never while an update runs.
    */
   clearPendingCreates?: boolean;
+  /**
+   * up only: skip the refresh it runs first. The refresh reads the sessions with the settings the stack's
+   * last update recorded (Pulumi refreshes with the providers in the state), so after the API key changed --
+   * rotated, or the stack moved to another account -- the first up refreshes with the old key; one up with
+   * this flag records the new settings.
+   */
+  noRefresh?: boolean;
   /** Receives the engine's progress as it streams. */
   onOutput?: (text: string) => void;
   /** Receives what the engine writes to stderr (its logs, with `verbose`). */
@@ -294,7 +301,7 @@ async function runAction(
       // Refresh first (`pulumi up --refresh`): a session the service ended meanwhile drops out of the state and
       // starts again, rather than staying "unchanged" with a dead link. The dynamic provider protocol cannot
       // ask the engine for that itself (the native plugin marks its sessions refresh_before_update).
-      const res = await stack.up({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, refresh: true, ...logging });
+      const res = await stack.up({ onOutput, onError, onEvent, expectNoChanges: opts.expectNoChanges, refresh: !opts.noRefresh, ...logging });
       return { outputs: res.outputs, masked: masked(), changes: await summary.changes() };
     }
     case "preview": {
