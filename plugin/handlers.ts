@@ -199,8 +199,8 @@ export function nativeHandlers(
 /**
  * A session ends outside Pulumi (the service's stopping, suspended, deleted): marked so, it is read before
  * every update of the stack, and one that has ended is dropped and started anew by a plain `pulumi up`
- * rather than kept as "unchanged" with a dead link. An engine that does not support the mark (older, or
- * PULUMI_DISABLE_REFRESH_BEFORE_UPDATE) ignores it; an SDK whose protocol module lacks the field sets nothing.
+ * rather than kept as "unchanged" with a dead link. An engine that does not support the mark (older than
+ * Handshake) ignores it; an SDK whose protocol module lacks the field sets nothing.
  * A session started with API version 7 is not marked: that version has no status operation, so the read
  * would learn nothing and only repeat its warning on every update (and destroy).
  */
