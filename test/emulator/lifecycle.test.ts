@@ -78,8 +78,12 @@ describe("session lifecycle", () => {
   });
 
   it("never lets a removed session become running", async () => {
+    // Held while `a` is removed: on a loaded machine its preparation could otherwise end before the remove
+    // arrives, and the test would prove nothing (or fail for the wrong reason).
+    h.emu.control.preparation({ paused: true });
     const a = await h.create();
-    await h.post("/v8/vm/remove", { id: a.body.vmId });
+    expect((await h.post("/v8/vm/remove", { id: a.body.vmId })).body.status).toBe("ok");
+    h.emu.control.preparation({ paused: false });
     // Prepared after `a` for as long: once `b` runs, `a`'s preparation would have ended too.
     const b = await h.create();
     await waitForStatus(h, b.body.vmId, "running");
