@@ -261,7 +261,8 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     // `--diff` names it by its id in the delete (the provider is not called, so it cannot say more).
     program({ renamed: session(declared, { aliases: [urnOf("review")], protect: true }) });
     const retained = await cli.clean(["up", "--yes", "--diff"]);
-    expect(retained.stdout).toMatch(new RegExp(`- ${BROWSER_SESSION}: \\(delete\\)\\s+\\[id=${kept}\\]`));
+    // CLI 3.248 prints `(delete)`; newer ones mark the retained resource `(delete[retain])`.
+    expect(retained.stdout).toMatch(new RegExp(`- ${BROWSER_SESSION}: \\(delete(\\[retain\\])?\\)\\s+\\[id=${kept}\\]`));
     expect(await recorded()).toEqual([`renamed ${review}`]);
     expect(status(kept)).toBe("running");
 
