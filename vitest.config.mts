@@ -1,6 +1,7 @@
 import { defineConfig } from "vitest/config";
 import { BaseSequencer } from "vitest/node";
 import type { TestSpecification } from "vitest/node";
+import { E2E_IN_NPM_TEST } from "./test/cells.mts";
 
 /**
  * Files that wait far longer than they compute, started before all others so that their wait overlaps the
@@ -17,6 +18,15 @@ class WaitsFirst extends BaseSequencer {
     return [...sorted.filter(waits), ...sorted.filter((f) => !waits(f))];
   }
 }
+
+/** What every e2e file needs, whichever cell runs it. */
+const E2E = {
+  testTimeout: 600_000,
+  hookTimeout: 600_000,
+  maxConcurrency: 4,
+  globalSetup: ["test/leftovers-setup.ts", "test/e2e/global-setup.ts"],
+  setupFiles: ["test/profile-setup.ts"],
+};
 
 // Every test file runs in its own process, several at once: the unit, emulator, client and provider files
 // mostly wait on timers, and each e2e file drives its own emulators, folders and stacks, so independent
@@ -44,15 +54,18 @@ export default defineConfig({
           setupFiles: ["test/profile-setup.ts"],
         },
       },
+      // `npm test` runs unit and e2e-core; the e2e cell (`npm run test:e2e`) runs e2e (test/cells.mts).
       {
+        test: { ...E2E, name: "e2e-core", include: [...E2E_IN_NPM_TEST] },
+      },
+      {
+        // A cell that runs some of them names them in PRB_E2E_FILES (scripts/cell.sh), so that its unit
+        // tests, when it runs them too, run in the same invocation, beside its e2e files' waits.
         test: {
+          ...E2E,
           name: "e2e",
-          include: ["test/e2e/**/*.test.ts"],
-          testTimeout: 600_000,
-          hookTimeout: 600_000,
-          maxConcurrency: 4,
-          globalSetup: ["test/leftovers-setup.ts", "test/e2e/global-setup.ts"],
-          setupFiles: ["test/profile-setup.ts"],
+          include: process.env.PRB_E2E_FILES ? process.env.PRB_E2E_FILES.split(" ") : ["test/e2e/**/*.test.ts"],
+          exclude: [...E2E_IN_NPM_TEST],
         },
       },
     ],

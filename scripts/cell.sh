@@ -2,8 +2,12 @@
 # Runs the e2e scenarios of one test cell: a Node.js, an @pulumi/pulumi installed into the e2e project
 # (the package's users' side of the peer dependency) and a Pulumi CLI. `npm test` is the default cell
 # (Node 24, the active LTS, or the newer one on PATH; the @pulumi/pulumi of package-lock.json; the default CLI
-# pin); this script runs the others, at the two ends of the support policy (docs/installation-configuration.md,
-# "Supported versions"):
+# pin), with the e2e files test/cells.mts names; this script runs the others:
+#
+#   e2e       every other e2e file (vitest project e2e), on the default cell's Node, @pulumi/pulumi and CLI:
+#             the long scenario chains, the cross-language SDK matrix, the release builds
+#
+# and, at the two ends of the support policy (docs/installation-configuration.md, "Supported versions"):
 #
 #   current   Node >= 26, the current line (scripts/node.sh); the newest @pulumi/pulumi on the npm registry and
 #             the newest CLI on the Go module proxy (scripts/engine.sh current), both found when the cell runs
@@ -23,6 +27,13 @@ unset PULUMI_REMOTE_BROWSER_PULUMI
 # scripts/test.sh leaves the cell's Node on PATH (its default cell would put Node 22 first).
 export PRB_CELL=$cell
 case "$cell" in
+  e2e)
+    PATH=$(bash scripts/node.sh 24):$PATH
+    export PRB_CLI=default
+    export PATH
+    log "e2e: node $(node --version), the @pulumi/pulumi of package-lock.json, the default CLI pin"
+    exec bash scripts/test.sh --project e2e "$@"
+    ;;
   current)
     PATH=$(bash scripts/node.sh 26):$PATH
     # The newest release, asked of the registry at every run: a new @pulumi/pulumi is tested the first time the
@@ -42,15 +53,16 @@ case "$cell" in
     export PRB_CLI=default PRB_E2E_PULUMI_SDK=$floor
     files=(test/e2e/browser-session.test.ts test/e2e/component.test.ts test/e2e/yaml-cli.test.ts test/e2e/native-yaml.test.ts test/e2e/generated-sdks.test.ts test/e2e/runner-interrupt.test.ts)
     ;;
-  *) log "usage: bash scripts/cell.sh current|floor [vitest arguments]"; exit 2 ;;
+  *) log "usage: bash scripts/cell.sh e2e|current|floor [vitest arguments]"; exit 2 ;;
 esac
 export PATH
 log "$cell: node $(node --version), @pulumi/pulumi $PRB_E2E_PULUMI_SDK, CLI pin '$PRB_CLI'"
+# The cell's e2e files are the e2e project's include (vitest.config.mts), not filters, so that the floor's unit
+# tests run in the same invocation, beside the e2e files' waits (one after the other took 417 s, the
+# e2e files alone most of it waiting on the engine).
+export PRB_E2E_FILES="${files[*]}"
 if [ "$cell" = floor ]; then
   # The unit tests run on the floor's Node as well (the default cell runs them on Node 24).
-  unit=0
-  bash scripts/test.sh --project unit "$@" || unit=$?
-  bash scripts/test.sh --project e2e "${files[@]}" "$@" || exit $?
-  exit $unit
+  exec bash scripts/test.sh --project unit --project e2e "$@"
 fi
-exec bash scripts/test.sh --project e2e "${files[@]}" "$@"
+exec bash scripts/test.sh --project e2e "$@"

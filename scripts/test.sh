@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The README's second command: installs what is missing, then runs every test -- unit, emulator, client,
-# provider, SDK and the e2e tests under the real Pulumi engine (and the YAML example under the real YAML
-# language host) -- and ends with one summary line.
+# `npm test`, the contributor's loop: installs what is missing, then runs the unit project (unit, emulator,
+# client, provider, SDK, docs, architecture) and the e2e files test/cells.mts names, under the real Pulumi
+# engine, and ends with one summary line. The other e2e files are the e2e cell's (scripts/cell.sh e2e);
+# `.ci/run` runs every cell. A cell passes its own `--project` (and files); without one this runs npm test's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # The default cell runs on Node.js 24, the active LTS line, where most users are (the machine's own Node may
@@ -18,7 +19,10 @@ PREPARE_LANGUAGE_YAML=1 source scripts/prepare.sh
 # older ones ignore the variable) keeps the compiled code for the processes after the first. The folder is
 # the run's own, cleared first: a code cache is code the processes trust, so it is neither shared with other
 # users (as one in /tmp would be) nor carried over from another run.
-export NODE_COMPILE_CACHE="$PWD/.work/node-compile-cache"
+# Each cell has its own (.ci/run runs two at once), as it has its own report, log and profile below, so that
+# one cell does not clear or overwrite what another has.
+name=${PRB_CELL:-default}
+export NODE_COMPILE_CACHE="$PWD/.work/node-compile-cache-$name"
 rm -rf "$NODE_COMPILE_CACHE"
 mkdir -p -m 700 "$NODE_COMPILE_CACHE"
 # The suite starts the Go programs (the CLI, the YAML host) about a thousand times, each for well under a
@@ -26,10 +30,6 @@ mkdir -p -m 700 "$NODE_COMPILE_CACHE"
 # The collector stays off until a process's heap reaches 256 MiB. Set after the builds above, which need it.
 export GOGC="${GOGC:-off}" GOMEMLIMIT="${GOMEMLIMIT:-256MiB}"
 mkdir -p .work
-# Each cell keeps its own report and log (the floor cell runs this script twice: unit, then e2e), so a later
-# cell does not overwrite what an earlier one found.
-name=${PRB_CELL:-default}
-case " $* " in *" --project unit "*) name+=-unit ;; *" --project e2e "*) name+=-e2e ;; esac
 report=.work/vitest-report-$name.json
 log=.work/vitest-$name.log
 failures=.work/failures-$name.txt
@@ -39,6 +39,8 @@ rm -rf "$report" "$failures" "$profile"
 export PRB_PROFILE_DIR="$PWD/$profile"
 # vitest's output goes through tee; keep its colours when a person is watching.
 [ -t 1 ] && export FORCE_COLOR=1
+# npm test's projects, unless the caller names its own (a cell) or another config (the hosts cell).
+[[ " $* " == *" --project "* || " $* " == *" --config "* ]] || set -- --project unit --project e2e-core "$@"
 set +e
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" 2>&1 | tee "$log"
 code=${PIPESTATUS[0]}

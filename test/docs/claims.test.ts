@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { LEDGER, USER_PAGES, anchors, blocks, links, read, root } from "./markdown";
+import { E2E_IN_NPM_TEST } from "../cells.mts";
 
 /**
  * The ledger's convention (docs/tested.md): on the README and the user's pages, every claim links to a
@@ -87,6 +88,59 @@ describe("the ledger, docs/tested.md", () => {
       return commands.filter((c) => !(c === "npm test" ? "test" in scripts : c.startsWith("npm run ") && c.slice(8).split(" ")[0]! in scripts)).map((c) => `${r.id}: ${c}`);
     });
     expect(unknown).toEqual([]);
+  });
+});
+
+/** The e2e files scripts/cell.sh gives one of its cells (`files=(...)` under the cell's name). */
+function cellFiles(cell: string): string[] {
+  const body = new RegExp(`\\n  ${cell}\\)\\n([\\s\\S]*?)\\n    ;;`).exec(read("scripts/cell.sh"))?.[1] ?? "";
+  return [...(/files=\(([^)]*)\)/.exec(body)?.[1] ?? "").matchAll(/\S+/g)].map((m) => m[0]);
+}
+
+/**
+ * The commands that run a test file or folder the ledger names: `npm test` runs the unit project and the e2e
+ * files of test/cells.mts, `npm run test:e2e` every other e2e file, the current and floor cells the files
+ * scripts/cell.sh lists (the floor cell the unit project as well), the hosts cell test/hosts/.
+ */
+export function commandsRunning(named: string): string[] {
+  const [current, floor] = [cellFiles("current"), cellFiles("floor")];
+  const under = (dir: string) => (f: string) => f === dir || f.startsWith(`${dir}/`) || dir.startsWith(`${f.replace(/\/$/, "")}/`);
+  const file = named.replace(/\/$/, "");
+  if (under("test/hosts")(file)) return ["npm run test:hosts"];
+  if (!under("test/e2e")(file)) return ["npm test", "npm run test:floor"];
+  const e2eFiles = file.endsWith(".test.ts") ? [file] : fs.readdirSync(path.join(root, file)).filter((f) => f.endsWith(".test.ts")).map((f) => `${file}/${f}`);
+  return [
+    ...(e2eFiles.some((f) => E2E_IN_NPM_TEST.includes(f)) ? ["npm test"] : []),
+    ...(e2eFiles.some((f) => !E2E_IN_NPM_TEST.includes(f)) ? ["npm run test:e2e"] : []),
+    ...(e2eFiles.some((f) => current.includes(f)) ? ["npm run test:current"] : []),
+    ...(e2eFiles.some((f) => floor.includes(f)) ? ["npm run test:floor"] : []),
+  ];
+}
+
+describe("the ledger's commands are the cells that run its files", () => {
+  const rows = ledgerRows().filter((r) => !/^untested$/i.test(r.tests));
+
+  it("every file a row names is run by a command the row names, and every command it names runs one of them", () => {
+    const wrong = rows.flatMap((r) => {
+      const commands = [...r.command.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.split(" --")[0]!.trim());
+      const named = [...r.tests.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((f) => f.startsWith("test/"));
+      if (named.length === 0) return [];
+      const running = new Map(named.map((f) => [f, commandsRunning(f)]));
+      return [
+        ...named.filter((f) => !running.get(f)!.some((c) => commands.includes(c))).map((f) => `${r.id}: ${f} is run by ${running.get(f)!.join(", ")}, none of ${commands.join(", ")}`),
+        ...commands.filter((c) => /^npm (test|run test:)/.test(c) && c !== "npm run test:floor" && !named.some((f) => running.get(f)!.includes(c))).map((c) => `${r.id}: ${c} runs none of its files`),
+      ];
+    });
+    expect(wrong).toEqual([]);
+  });
+
+  it("every e2e file is in a cell, and the other cells' files are the e2e cell's", () => {
+    const e2e = fs.readdirSync(path.join(root, "test/e2e")).filter((f) => f.endsWith(".test.ts")).map((f) => `test/e2e/${f}`);
+    expect(E2E_IN_NPM_TEST.filter((f) => !e2e.includes(f))).toEqual([]);
+    for (const cell of ["current", "floor"]) {
+      expect(cellFiles(cell).length, cell).toBeGreaterThan(0);
+      expect(cellFiles(cell).filter((f) => E2E_IN_NPM_TEST.includes(f) || !e2e.includes(f)), cell).toEqual([]);
+    }
   });
 });
 

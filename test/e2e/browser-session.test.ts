@@ -199,7 +199,9 @@ describe.concurrent("BrowserSession under the real engine", () => {
     await withStack("sessions.js", async (stack) => {
       stack.emulator.control.preparation({ paused: true });
       const run = stack.start("up", { config: { readyTimeoutSeconds: "2" } });
-      const session = await until(() => stack.emulator.control.sessions()[0], 60_000, "the session to be created");
+      // A hang guard, not a goal: on a machine running another test cell beside this one, the runner's up
+      // (a refresh first, then the update) took over 60 s to reach the create.
+      const session = await until(() => stack.emulator.control.sessions()[0], 240_000, "the session to be created");
       const engine = await until(
         () => childPids(run.child.pid!).find((pid) => /\bpulumi\b.*\bup\b/.test(commandOf(pid))),
         10_000,

@@ -76,6 +76,101 @@ async function installedSdk(venv: string, sdk: string): Promise<string> {
   return dir;
 }
 
+const pythonPrograms = path.join(__dirname, "programs", "component-python");
+const example = path.join(root, "examples", "python-review");
+const reviewSessions = path.join(pythonPrograms, "review-sessions");
+const getSession = path.join(pythonPrograms, "get-session");
+const explicitProvider = path.join(pythonPrograms, "explicit-provider");
+
+let pythonSdk: Promise<{ venv: string; pythonPath: string }> | undefined;
+/**
+ * The Python SDK generated from the schema the installed plugin serves, installed, and a virtualenv with the
+ * Python SDK and the generated SDK's dependencies: made once for the file's Python tests.
+ */
+function pythonSdkOnce(): Promise<{ venv: string; pythonPath: string }> {
+  pythonSdk ??= (async () => {
+    const pyVersion = JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-python-sdk-"));
+    try {
+      const generator = await sdkgen(base);
+      const schemaFile = path.join(base, "schema.json");
+      fs.writeFileSync(schemaFile, await servedSchema());
+      await run(generator, [schemaFile, path.join(base, "sdk"), "python"]);
+      // The SDK's dependencies (its setup.py's install_requires, the pulumi pin aside) and its build tools in
+      // the cached virtualenv; the SDK itself, generated afresh each run, is installed into a folder kept by
+      // the hash of its files (it reads its own package metadata) that is put on PYTHONPATH.
+      const setup = fs.readFileSync(path.join(base, "sdk", "setup.py"), "utf8");
+      const requires = [.../install_requires=\[([^\]]*)\]/.exec(setup)![1]!.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
+      const sdkDeps = requires.filter((r) => !/^pulumi\b/.test(r));
+      expect(sdkDeps.join(" "), "the generated SDK's dependencies").toMatch(/parver.*semver/);
+      const venv = (await run("bash", [path.join(root, "scripts", "python-venv.sh"), `pulumi==${pyVersion}`, "setuptools", "wheel", ...sdkDeps])).trim();
+      return { venv, pythonPath: await installedSdk(venv, path.join(base, "sdk")) };
+    } finally {
+      await fs.promises.rm(base, { recursive: true, force: true });
+    }
+  })();
+  return pythonSdk;
+}
+
+/**
+ * One Python test's own emulator and stacks, and `act`, which runs a program through the Python SDK's
+ * Automation API (programs/component-python/run.py). `cleanup` runs its argument when a session was left
+ * running, then closes the emulator and removes the folders.
+ */
+async function pythonStacks() {
+  const { pulumiBin } = inject("e2e");
+  const dir = pluginDir();
+  const { venv, pythonPath } = await pythonSdkOnce();
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-python-"));
+  // The work folder has no node_modules, nor any above it: everything runs in the plugin.
+  const workDir = fs.mkdtempSync(path.join(base, "stacks-python-"));
+  const emulator = await startEmulator({ prepMs: 300 });
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    ...engineEnvironment({ pulumiBin, stateDir: path.join(workDir, ".pulumi-local"), workDir }),
+    PYTHONPATH: pythonPath,
+  };
+  env.PATH = [dir, env.PATH].join(path.delimiter);
+  // The Automation API wants `<root>/bin/pulumi`.
+  const pulumiRoot = path.join(base, "pulumi");
+  fs.mkdirSync(path.join(pulumiRoot, "bin"), { recursive: true });
+  fs.symlinkSync(pulumiBin, path.join(pulumiRoot, "bin", "pulumi"));
+  const act = async (action: string, program = example, stack = "dev", config: Record<string, [string, boolean]> = {}) => {
+    const request = path.join(base, `${stack}-${action}.json`);
+    const resultFile = path.join(base, `${stack}-${action}-result.json`);
+    // The request holds the key: a file only its owner reads.
+    fs.writeFileSync(
+      request,
+      JSON.stringify({
+        example: program,
+        workDir,
+        action,
+        project: "python-review",
+        stack,
+        pulumiRoot,
+        env: Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("PULUMI_") || k === "PATH")),
+        config: {
+          "remote-browser:baseUrl": [emulator.apiBaseUrl, false],
+          "remote-browser:apiKey": [emulator.apiKey, true],
+          previewUrl: ["https://pr-9.preview.example.com/", false],
+          ...config,
+        },
+        resultFile,
+      }),
+      { mode: 0o600 },
+    );
+    const stdout = await run(path.join(venv, "bin", "python"), [path.join(pythonPrograms, "run.py"), request], { cwd: workDir, env: { ...env, PYTHONDONTWRITEBYTECODE: "1" } });
+    return { ...JSON.parse(fs.readFileSync(resultFile, "utf8")), stdout };
+  };
+  const exportOf = (stack: string) => run(pulumiBin, ["stack", "export", "--stack", stack, "--non-interactive"], { cwd: workDir, env });
+  const cleanup = async (endLeftRunning: () => Promise<void>) => {
+    if (emulator.control.books().neverEnded > 0) await endLeftRunning();
+    await emulator.close();
+    await fs.promises.rm(base, { recursive: true, force: true });
+  };
+  return { act, exportOf, emulator, dir, cleanup };
+}
+
 describe.concurrent("the remote-browser component plugin under the engine", () => {
   it("pulumi package get-schema of the installed plugin prints the schema derived from the TypeScript sources and the field tables", async () => {
     const served = JSON.parse(await servedSchema()) as PackageSchema;
@@ -199,76 +294,11 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
   // the schema the installed plugin serves. Needs python3 with venv, Go (as the engine build does) and
   // PyPI for the `pulumi` Python package; scripts/python-venv.sh installs python3-venv when it is missing
   // (or fails naming the command) and keeps the virtualenv in a cache outside the repository.
-  it("the Python example runs through the generated SDK: native sessions up, no change at preview and refresh, get by id, destroy; an explicit Provider of a second account; and ReviewSessions from Python", async () => {
-    const { pulumiBin } = inject("e2e");
-    const dir = pluginDir();
-    const programs = path.join(__dirname, "programs", "component-python");
-    const example = path.join(root, "examples", "python-review");
-    const pyVersion = JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
-    const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-python-"));
-    // The work folder has no node_modules, nor any above it: everything runs in the plugin.
-    const workDir = fs.mkdtempSync(path.join(base, "stacks-python-"));
-    const emulator = await startEmulator({ prepMs: 300 });
-    const env: Record<string, string> = {
-      ...(process.env as Record<string, string>),
-      ...engineEnvironment({ pulumiBin, stateDir: path.join(workDir, ".pulumi-local"), workDir }),
-    };
-    env.PATH = [dir, env.PATH].join(path.delimiter);
-    // The Automation API wants `<root>/bin/pulumi`.
-    const pulumiRoot = path.join(base, "pulumi");
-    fs.mkdirSync(path.join(pulumiRoot, "bin"), { recursive: true });
-    fs.symlinkSync(pulumiBin, path.join(pulumiRoot, "bin", "pulumi"));
-
-    const generator = await sdkgen(base);
-
-    let venv = "";
-    const reviewSessions = path.join(programs, "review-sessions");
-    const getSession = path.join(programs, "get-session");
-    const explicitProvider = path.join(programs, "explicit-provider");
-    const act = async (action: string, program = example, stack = "dev", config: Record<string, [string, boolean]> = {}) => {
-      const request = path.join(base, `${stack}-${action}.json`);
-      const resultFile = path.join(base, `${stack}-${action}-result.json`);
-      // The request holds the key: a file only its owner reads.
-      fs.writeFileSync(
-        request,
-        JSON.stringify({
-          example: program,
-          workDir,
-          action,
-          project: "python-review",
-          stack,
-          pulumiRoot,
-          env: Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("PULUMI_") || k === "PATH")),
-          config: {
-            "remote-browser:baseUrl": [emulator.apiBaseUrl, false],
-            "remote-browser:apiKey": [emulator.apiKey, true],
-            previewUrl: ["https://pr-9.preview.example.com/", false],
-            ...config,
-          },
-          resultFile,
-        }),
-        { mode: 0o600 },
-      );
-      const stdout = await run(path.join(venv, "bin", "python"), [path.join(programs, "run.py"), request], { cwd: workDir, env: { ...env, PYTHONDONTWRITEBYTECODE: "1" } });
-      return { ...JSON.parse(fs.readFileSync(resultFile, "utf8")), stdout };
-    };
-    let accounts: Record<string, [string, boolean]> | undefined;
-    const exportOf = (stack: string) => run(pulumiBin, ["stack", "export", "--stack", stack, "--non-interactive"], { cwd: workDir, env });
+  // Three tests, each with its own emulator and stacks, run side by side: as one test, one after the other,
+  // they were the longest chain of every cell that runs this file (468 s of a 480 s file).
+  it("the Python example runs through the generated SDK: native sessions up, no change at preview and refresh, get by id, destroy", async () => {
+    const { act, exportOf, emulator, dir, cleanup } = await pythonStacks();
     try {
-      // The SDK from the schema the installed plugin serves, into a virtualenv with the Python SDK.
-      const schemaFile = path.join(base, "schema.json");
-      fs.writeFileSync(schemaFile, await servedSchema());
-      await run(generator, [schemaFile, path.join(base, "sdk"), "python"]);
-      // The SDK's dependencies (its setup.py's install_requires, the pulumi pin aside) and its build tools in
-      // the cached virtualenv; the SDK itself, generated afresh each run, is installed into a folder kept by
-      // the hash of its files (it reads its own package metadata) that is put on PYTHONPATH.
-      const setup = fs.readFileSync(path.join(base, "sdk", "setup.py"), "utf8");
-      const requires = [.../install_requires=\[([^\]]*)\]/.exec(setup)![1]!.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
-      const sdkDeps = requires.filter((r) => !/^pulumi\b/.test(r));
-      expect(sdkDeps.join(" "), "the generated SDK's dependencies").toMatch(/parver.*semver/);
-      venv = (await run("bash", [path.join(root, "scripts", "python-venv.sh"), `pulumi==${pyVersion}`, "setuptools", "wheel", ...sdkDeps])).trim();
-      env.PYTHONPATH = await installedSdk(venv, path.join(base, "sdk"));
-
       // The example: native BrowserSessions, and get_images / get_usage, through the generated SDK.
       const up = await act("up");
       expect(up.stdout).toContain(`using pulumi-resource-remote-browser from $PATH at ${path.join(dir, "pulumi-resource-remote-browser")}`);
@@ -323,6 +353,17 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
       expect((await act("destroy")).changes).toEqual({ delete: 3 });
       expect(emulator.control.books()).toMatchObject({ running: 0, neverEnded: 0 });
 
+    } finally {
+      await cleanup(async () => {
+        await act("destroy").catch(() => undefined);
+      });
+    }
+  }, 1_200_000);
+
+  it("an explicit Provider of the generated SDK from Python: a second account's session beside the stack's own, its meter read through it", async () => {
+    const { act, exportOf, emulator, cleanup } = await pythonStacks();
+    let accounts: Record<string, [string, boolean]> | undefined;
+    try {
       // An explicit Provider of the generated SDK: a second account's session beside the stack's own, and
       // get_usage through that provider reading the second account's meter.
       const second = newAccount(emulator, { runningLimit: 3 });
@@ -346,6 +387,16 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
       expect(accountBooks(emulator, second.accountId)).toMatchObject({ started: 1, running: 0, neverEnded: 0 });
       expect(emulator.control.books()).toMatchObject({ running: 0, neverEnded: 0 });
 
+    } finally {
+      await cleanup(async () => {
+        if (accounts) await act("destroy", explicitProvider, "accounts", accounts).catch(() => undefined);
+      });
+    }
+  }, 1_200_000);
+
+  it("ReviewSessions from Python through the generated SDK: one session per browser, the links secret, no change at preview, destroy", async () => {
+    const { act, exportOf, emulator, cleanup } = await pythonStacks();
+    try {
       // The ReviewSessions component from Python, through the same SDK.
       const review = await act("up", reviewSessions, "components");
       expect(review.changes).toEqual({ create: 4 });
@@ -362,16 +413,9 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
       expect((await act("destroy", reviewSessions, "components")).changes).toEqual({ delete: 4 });
       expect(emulator.control.books().neverEnded).toBe(0);
     } finally {
-      if (emulator.control.books().neverEnded > 0) {
-        await act("destroy").catch(() => undefined);
+      await cleanup(async () => {
         await act("destroy", reviewSessions, "components").catch(() => undefined);
-        if (accounts) await act("destroy", explicitProvider, "accounts", accounts).catch(() => undefined);
-      }
-      await emulator.close();
-      // Not rmSync: the folder holds a virtualenv, whose thousands of files held the worker's loop for 10 s.
-      await fs.promises.rm(base, { recursive: true, force: true });
+      });
     }
-    // On a machine with cold Go and pip caches the code generator's build and the virtualenv come first:
-    // measured 370 s of this test there (about 90 s warm), beside the rest of the suite on two cores.
   }, 1_200_000);
 });
