@@ -47,7 +47,10 @@ beforeAll(async () => {
   base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-packed-clone-"));
   clone = path.join(base, "clone");
   // A commit needs an author, which a CI machine may not have configured.
-  const snapshot = (await run("git", ["-c", "user.name=packed-clone", "-c", "user.email=packed-clone@localhost", "stash", "create"], { cwd: root })).trim() || "HEAD";
+  // Asked again after a failure: it refreshes the index, which fails, saying nothing and with exit 1, while
+  // another git process of the run holds the repository's index lock (seen once in a whole suite's run).
+  const stash = () => run("git", ["-c", "user.name=packed-clone", "-c", "user.email=packed-clone@localhost", "stash", "create"], { cwd: root });
+  const snapshot = (await stash().catch(() => new Promise<string>((r) => setTimeout(r, 2000)).then(stash))).trim() || "HEAD";
   // --shared: the clone reads the repository's objects, where the snapshot's commit is (no ref names it).
   await run("git", ["clone", "--quiet", "--shared", "--no-checkout", root, clone]);
   await run("git", ["-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", snapshot], { cwd: clone });
