@@ -37,7 +37,9 @@ export default defineConfig({
   test: {
     // Six, not four: the e2e files spend most of their wall time waiting on engine processes (the suite's
     // profile: ~790 s of CPU over ~2,200 s of engine wall), so at four the two cores were about half busy.
-    maxWorkers: 6,
+    // .ci/run's second lane runs its cells beside the first lane's with fewer (PRB_MAX_WORKERS): two
+    // cells of six each held the two cores at a load near 30, where hang guards meant for minutes were hit.
+    maxWorkers: Number(process.env.PRB_MAX_WORKERS) || 6,
     sequence: { sequencer: WaitsFirst },
     projects: [
       {

@@ -19,7 +19,8 @@ describe("the real engine runs inline programs through the project's runner", ()
       const run = stack.start("up", { config: { value: "b", delayMs: "60000" } });
       let out = "";
       run.child.stdout!.on("data", (d) => (out += d));
-      await until(() => /thing creating/.test(out) || undefined, 60_000, "the create to start");
+      // A hang guard, not a goal: a machine running two test cells at once took over a minute to get here.
+      await until(() => /thing creating/.test(out) || undefined, 240_000, "the create to start");
       // Killed once the checkpoint records the pending create (the create then waits a minute, writing
       // nothing): a kill during a checkpoint write leaves a file backend with a torn checkpoint instead.
       const checkpoint = path.join(stack.workDir, ".pulumi-local", "backend", ".pulumi", "stacks", "e2e", `${stack.name}.json`);
