@@ -167,7 +167,9 @@ describe.concurrent("BrowserSession under the real engine", () => {
       expect(stack.emulator.control.books().neverEnded).toBe(0);
       await expectNoSecretsInState(stack);
     });
-  });
+    // About 30 engine runs one after the other: 420 s beside the rest of the suite, over 600 s (the e2e
+    // files' time-out) on a machine running two test cells at once.
+  }, 1_200_000);
 
   it("refuses invalid inputs and a wrong key at preview without starting a session; ends the session and reports why when the location is required but not applied", async () => {
     await withStack("sessions.js", async (stack) => {
