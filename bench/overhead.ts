@@ -9,9 +9,9 @@
  *   overhead = (time from sending create to noticing running) - (the emulator's runningAt - created)
  */
 import { RemoteBrowserClient } from "../client";
-import { startEmulator } from "../emulator";
-import type { Emulator } from "../emulator";
-import { DEFAULT_POLL_SCHEDULE, PollSchedule, waitForRunning } from "../core/wait";
+import { startEmulator, type Emulator } from "../emulator";
+import type { PollSchedule } from "../core/context";
+import { DEFAULT_POLL_SCHEDULE, waitForRunning } from "../core/launch";
 import { modelPoint } from "./model";
 import { Printer, fixed, mean, median, ms, quantile, table, yesNo } from "./report";
 

@@ -1,17 +1,7 @@
-import { isRemoteBrowserError } from "../client";
-import type { AccountAnswer, ImagesAnswer, RemoteBrowserClient, V7AccountAnswer } from "../client";
-import type { Clock } from "./clock";
-import { systemClock } from "./clock";
+import { isRemoteBrowserError, type AccountAnswer, type ImagesAnswer, RemoteBrowserClient, type V7AccountAnswer, type ApiVersion } from "../client";
 import { ProviderConfig, loadConfig } from "./config";
-import { clientForConfig } from "./configuredClient";
 import { KeyRefusedError } from "./errors";
-import { identityOf, ownerFingerprint } from "./owner";
-import type { OwnerIdentity } from "./owner";
-import { STDERR_DIAGNOSTICS, reporterOn } from "./report";
-import type { Diagnostics, Reporter } from "./report";
-import type { ApiVersionBehaviour } from "./versions";
-import { behaviourOf } from "./versions";
-import type { PollSchedule } from "./wait";
+import { identityOf, ownerFingerprint, type OwnerIdentity } from "./state";
 
 /** What the operations are given instead of globals: replaced in tests. */
 export interface ProviderDeps {
@@ -169,4 +159,105 @@ export class ProviderContext {
     }
     return this.catalog;
   }
+}
+
+/**
+ * Time and chance, as the provider sees them: one object, so that a test can replace all three at once
+ * (waits of minutes then take no real time, jitter is repeatable).
+ */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  /** A number in [0, 1): jitter of the capacity wait's pauses. */
+  random(): number;
+}
+
+export const systemClock: Clock = Object.freeze({
+  now: () => Date.now(),
+  sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  random: () => Math.random(),
+});
+
+/**
+ * What an operation tells the user while it runs. The core says what to tell; each front says how it
+ * reaches the user (the engine's Log call, see engine-conventions/diagnostics.ts) and hands that in
+ * through the context, so that no operation reaches for a channel of its own.
+ */
+
+/** Where reports go, by the resource they belong to (`undefined`: the stack as a whole). */
+export interface Diagnostics {
+  /** A warning the update keeps in its diagnostics. Never rejects. */
+  warning(urn: string | undefined, message: string): Promise<void>;
+  /** A status line on the resource's row, replaced by the next one and gone when its step ends. Never rejects. */
+  status(urn: string | undefined, message: string): Promise<void>;
+}
+
+/** The reports of one operation, on its own resource. */
+export interface Reporter {
+  warning(message: string): Promise<void>;
+  status(message: string): Promise<void>;
+}
+
+/** Outside any front (a test, a script): warnings on standard error, status lines dropped. */
+export const STDERR_DIAGNOSTICS: Diagnostics = {
+  warning: async (_urn, message) => void process.stderr.write(`warning: ${message}\n`),
+  status: async () => undefined,
+};
+
+/** `diagnostics` bound to the resource `urn`. */
+export function reporterOn(diagnostics: Diagnostics, urn: string | undefined): Reporter {
+  return {
+    warning: (message) => diagnostics.warning(urn, message),
+    status: (message) => diagnostics.status(urn, message),
+  };
+}
+
+/**
+ * What differs between the API versions beyond the operations, which keep each version's way beside the
+ * other's in the file of their operation (create.ts, adopt.ts, read.ts, delete.ts). The configured version
+ * decides how new sessions start and how check reads the account; a recorded session's own version
+ * decides how refresh and destroy treat it. Version 7 has no status, end or image operation, no `egress`
+ * and no `idempotencyKey`: its sessions are started and not waited for, refresh keeps what was recorded,
+ * and destroy can only say that it cannot end them.
+ */
+export interface ApiVersionBehaviour {
+  readonly name: ApiVersion;
+  /** Whether check can consult the catalog (`GET /image`) and the residential allowance. */
+  readonly hasCatalog: boolean;
+  account(client: RemoteBrowserClient): Promise<AccountAnswer | V7AccountAnswer>;
+}
+
+const BEHAVIOURS: Record<ApiVersion, ApiVersionBehaviour> = {
+  v8: { name: "v8", hasCatalog: true, account: (client) => client.account() },
+  v7: { name: "v7", hasCatalog: false, account: (client) => client.v7.account() },
+};
+
+export function behaviourOf(version: ApiVersion): ApiVersionBehaviour {
+  return BEHAVIOURS[version];
+}
+
+/**
+ * The client for these settings: the one place a provider or data source builds one. Apart from the
+ * settings (core/config.ts) so that what only reads them -- a program declaring sessions, the runner --
+ * does not load the client (undici, zod and every schema), a third of their start.
+ */
+export function clientForConfig(cfg: ProviderConfig): RemoteBrowserClient {
+  return new RemoteBrowserClient({ baseUrl: cfg.baseUrl, apiKey: cfg.apiKey, attemptTimeoutMs: cfg.requestTimeoutSeconds * 1000 });
+}
+
+/**
+ * When to look at a starting session again. Noticing late costs the user time in proportion to the
+ * preparation, and every look costs the service a status call: look once after `firstDelayMs`, then every
+ * `minIntervalMs`, then every `growth` of the time waited so far, never less often than every
+ * `maxIntervalMs`. A session is then noticed on average about half an interval late, about `growth / 2`
+ * of its preparation time once the intervals grow; the early first look catches preparations shorter
+ * than one minimum interval without paying for short intervals throughout.
+ */
+export interface PollSchedule {
+  /** @default minIntervalMs */
+  firstDelayMs?: number;
+  minIntervalMs: number;
+  growth: number;
+  maxIntervalMs: number;
 }

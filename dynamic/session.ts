@@ -1,23 +1,15 @@
-import { check } from "../core/check";
-import type { Failure } from "../core/check";
-import { ProviderContext } from "../core/context";
-import type { ProviderDeps } from "../core/context";
-import { create } from "../core/create";
-import { del } from "../core/delete";
-import { diff, update } from "../core/diff";
-import type { SessionInputs, SessionOutputs } from "../core/fields";
-import { read } from "../core/read";
-import type { ReadResult } from "../core/read";
+import { check, type Failure, diff, update, type SessionInputs, type SessionOutputs } from "../core/declaration";
+import { ProviderContext, type ProviderDeps } from "../core/context";
+import { create, del, read, type ReadResult } from "../core/controller";
 import { engineDiagnostics } from "../engine-conventions/diagnostics";
 import { asInitFailure } from "../engine-conventions/initFailure";
 import { engineWatcher } from "../engine-conventions/liveness";
 import { isUrn, urnName } from "../engine-conventions/urn";
 import { onTheWire } from "../engine-conventions/wire";
-import { RECORDED, withIdempotencyKey } from "./wireFields";
-import type { DynamicInputs } from "./wireFields";
+import { RECORDED, withIdempotencyKey, type DynamicInputs } from "./wireFields";
 
 export type { ProviderDeps } from "../core/context";
-export type { SessionInputs, SessionOutputs } from "../core/fields";
+export type { SessionInputs, SessionOutputs } from "../core/declaration";
 
 export type { DynamicInputs } from "./wireFields";
 

@@ -1,7 +1,6 @@
-import type { Diagnostics } from "../core/report";
+import type { Diagnostics } from "../core/context";
 import { engineAddress } from "./engineAddress";
-import { loadGrpc } from "./sdkInternals";
-import type { GrpcModule } from "./sdkInternals";
+import { loadGrpc, type GrpcModule } from "./sdkInternals";
 
 export { loadGrpc } from "./sdkInternals";
 

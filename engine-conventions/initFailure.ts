@@ -1,5 +1,5 @@
 import { SessionKeptError } from "../core/errors";
-import { SECRET_OUTPUTS } from "../core/fields";
+import { SECRET_OUTPUTS } from "../core/declaration";
 import { onTheWire } from "./wire";
 
 /**

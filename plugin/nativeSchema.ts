@@ -1,6 +1,5 @@
 import { CONFIG_FIELDS } from "../core/config";
-import { INPUTS, OUTPUTS, inputDoc } from "../core/fields";
-import type { InputField, OutputField } from "../core/fields";
+import { INPUTS, OUTPUTS, inputDoc, type InputField, type OutputField } from "../core/declaration";
 import type { PropertySpec, ResourceSpec } from "./schemaSpec";
 import { FUNCTIONS } from "./functions";
 

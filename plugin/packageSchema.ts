@@ -1,6 +1,6 @@
 import type { ComponentResourceConstructor } from "@pulumi/pulumi/provider/experimental";
 import type { PackageSchema } from "./schemaSpec";
-import { OUTPUTS } from "../core/fields";
+import { OUTPUTS } from "../core/declaration";
 import { REVIEW_SESSIONS_OUTPUTS, ReviewSessions } from "./reviewSessions";
 import { typeToken } from "./tokens";
 

@@ -1,9 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Failure } from "../core/check";
-import { CONFIG_FIELDS, CONFIG_NAMESPACE, isSetting, loadConfig, plainCredentialWarning, secretSettingOf, settingText, stackConfigLabel } from "../core/config";
-import type { SettingLabel } from "../core/config";
-import { differs } from "../core/diff";
+import { type Failure, differs } from "../core/declaration";
+import { CONFIG_FIELDS, CONFIG_NAMESPACE, isSetting, loadConfig, plainCredentialWarning, secretSettingOf, settingText, stackConfigLabel, type SettingLabel } from "../core/config";
 import { isProviderError } from "../core/errors";
 import { isSecret, reveal, wrapSecrets } from "../engine-conventions/secrets";
 import { isBookkeeping } from "../engine-conventions/wire";

@@ -1,14 +1,7 @@
-import { check } from "../core/check";
-import type { Failure } from "../core/check";
+import { check, type Failure, diff, update, INPUTS, SECRET_OUTPUTS, type SessionInputs, markUnconfirmed, unconfirmedWarning, withDeclaredAdopted } from "../core/declaration";
 import type { ProviderContext } from "../core/context";
-import { create } from "../core/create";
-import { del } from "../core/delete";
-import { diff, update } from "../core/diff";
-import { INPUTS, SECRET_OUTPUTS } from "../core/fields";
-import type { SessionInputs } from "../core/fields";
+import { create, del, read, readById } from "../core/controller";
 import { ConfigError } from "../core/errors";
-import { read, readById } from "../core/read";
-import { markUnconfirmed, unconfirmedWarning, withDeclaredAdopted } from "../core/imported";
 import { parseSessionsArgs, sessionsResult } from "../core/dataSources";
 import { asInitFailure } from "../engine-conventions/initFailure";
 import { reveal, unwrapProperties, wrapSecrets } from "../engine-conventions/secrets";

@@ -6,7 +6,7 @@ import { ComponentResource, CustomResource } from "@pulumi/pulumi/resource";
 import { pluginIdentity } from "./identity";
 import { BROWSER_SESSION, REVIEW_SESSIONS } from "./tokens";
 import { ValidationError } from "../core/errors";
-import { SECRET_OUTPUTS } from "../core/fields";
+import { SECRET_OUTPUTS } from "../core/declaration";
 import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/dynamicType";
 
 /** Viewer language of the share links. */

@@ -3,10 +3,9 @@ import type { Locale } from "../client/schemas";
 import { STORED_PROVIDER_TEXT } from "./storedProvider";
 import { DYNAMIC_OUTPUTS, wireInputs } from "../dynamic/wireFields";
 import { warnAboutPlainSecrets } from "./configWarnings";
-import { INPUTS, OUTPUTS, SECRET_OUTPUTS } from "../core/fields";
+import { INPUTS, OUTPUTS, SECRET_OUTPUTS, type InputName, type OutputName } from "../core/declaration";
 import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/dynamicType";
 import { outputIsKnown } from "../engine-conventions/sdkInternals";
-import type { InputName, OutputName } from "../core/fields";
 
 /** Viewer languages of a share link: the service's locales. */
 export type ShareLanguage = Locale;

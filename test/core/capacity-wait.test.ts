@@ -1,11 +1,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { RemoteBrowserError } from "../../client";
-import type { RemoteBrowserClient } from "../../client";
+import { RemoteBrowserError, type RemoteBrowserClient } from "../../client";
 import { DEFAULT_RETRY_POLICY, retryDecision } from "../../client/retry";
-import { createWhenCapacity } from "../../core/capacity";
-import { generationKey, successorKey } from "../../core/keys";
-import { DEFAULT_POLL_SCHEDULE, nextPollDelay, waitForRunning } from "../../core/wait";
+import { createWhenCapacity, generationKey, successorKey, DEFAULT_POLL_SCHEDULE, nextPollDelay, waitForRunning } from "../../core/launch";
 import { eventually, thrown, useEmulator, virtualClock } from "../helpers/emulator";
 
 /**

@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validateCreate } from "../../emulator/validate";
-import { staticFailures } from "../../core/check";
-import { diff } from "../../core/diff";
-import { API_INPUTS, INPUTS, IN_PLACE_INPUTS, OUTPUTS, PROVIDER_INPUTS, REPLACING_INPUTS, SECRET_OUTPUTS } from "../../core/fields";
+import { staticFailures, diff, API_INPUTS, INPUTS, IN_PLACE_INPUTS, OUTPUTS, PROVIDER_INPUTS, REPLACING_INPUTS, SECRET_OUTPUTS } from "../../core/declaration";
 import { COMPONENTS } from "../../plugin/packageSchema";
 import { typeToken } from "../../plugin/tokens";
 import { useEmulator } from "../helpers/emulator";

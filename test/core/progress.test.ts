@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { RemoteBrowserError } from "../../client";
-import type { QuotaAnswer, SessionEntry } from "../../client";
-import { createWhenCapacity } from "../../core/capacity";
+import { RemoteBrowserError, type QuotaAnswer, type SessionEntry } from "../../client";
+import { createWhenCapacity, QueueProgress, WaitProgress, queueText, sessionName, waitText, DEFAULT_POLL_SCHEDULE, waitForRunning } from "../../core/launch";
 import { Diagnostic, engineDiagnostics } from "../../engine-conventions/diagnostics";
-import { QueueProgress, WaitProgress, queueText, sessionName, waitText } from "../../core/progress";
-import { DEFAULT_POLL_SCHEDULE, waitForRunning } from "../../core/wait";
 import { useEmulator, virtualClock } from "../helpers/emulator";
 
 /** A clock that moves only when the code under test sleeps. */

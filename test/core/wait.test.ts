@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_POLL_SCHEDULE, PollSchedule, nextPollDelay, waitForRunning } from "../../core/wait";
+import type { PollSchedule } from "../../core/context";
+import { DEFAULT_POLL_SCHEDULE, nextPollDelay, waitForRunning } from "../../core/launch";
 import { modelPoint, modelSession } from "../../bench/model";
 import { CALLS_PER_SECOND_GOAL, overheadGoalMs, samplePrepTimes } from "../../bench/overhead";
 

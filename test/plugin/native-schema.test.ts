@@ -4,7 +4,7 @@ import { NATIVE_RESOURCES } from "../../plugin/registry";
 import { FUNCTIONS } from "../../plugin/functions";
 import { CONFIG_FIELDS, ConfigError, loadConfig } from "../../core/config";
 import { usageResult } from "../../core/dataSources";
-import { INPUTS, OUTPUTS } from "../../core/fields";
+import { INPUTS, OUTPUTS } from "../../core/declaration";
 import { useEmulator } from "../helpers/emulator";
 
 /**

@@ -4,7 +4,7 @@ import { nativeHandlers } from "../../plugin/handlers";
 import { NativeBrowserSessions } from "../../plugin/resource";
 import { BROWSER_SESSION } from "../../plugin/tokens";
 import { isSecret, reveal, secret } from "../../engine-conventions/secrets";
-import { INPUTS, UNKNOWN } from "../../core/fields";
+import { INPUTS, UNKNOWN } from "../../core/declaration";
 import { virtualClock, thrown, useEmulator } from "../helpers/emulator";
 
 /**

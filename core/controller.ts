@@ -1,31 +1,79 @@
-import { isRemoteBrowserError } from "../client";
-import type { ApiVersion, CreateAnswer, CreateRequest, V7CreateRequest } from "../client";
-import type { Reporter } from "./report";
-import { ADOPT } from "./adopt";
-import { createWhenCapacity } from "./capacity";
-import type { ProviderContext } from "./context";
-import { sessionName, sessionProgress } from "./progress";
-import {
-  CancelledError,
-  EndedWhileStartingError,
-  EngineGoneError,
-  IdempotencyKeysExhaustedError,
-  LocationNotAppliedError,
-  NotRunningInTimeError,
-  PreparationFailedError,
-  ProviderError,
-  ProviderErrorContext,
-  SessionKeptError,
-  StaleIdempotencyKeyError,
-  StatusUnreadableError,
-} from "./errors";
-import { API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS } from "./fields";
-import type { SessionOutputs } from "./fields";
-import { generationKey, successorKey } from "./keys";
-import { errorText, fromEntry, mirrorInputs } from "./outputs";
-import { WaitOutcome, describe, waitForRunning } from "./wait";
-import { checkSessionId } from "./ids";
-import type { CreateSessionRequest } from "./requests";
+import { type ApiVersion, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type V7CreateRequest, hasEndedOrFailed, type SessionEntry, isMasked } from "../client";
+import type { ProviderContext, Reporter } from "./context";
+import { type SessionInputs, API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS, type SessionOutputs, errorText, fromEntry, mirrorInputs, unconfirmedWarning, inputsFrom, withoutNulls } from "./declaration";
+import { createWhenCapacity, sessionName, sessionProgress, generationKey, successorKey, WaitOutcome, describe, waitForRunning } from "./launch";
+import { CancelledError, EndedWhileStartingError, EngineGoneError, IdempotencyKeysExhaustedError, LocationNotAppliedError, NotRunningInTimeError, PreparationFailedError, ProviderError, ProviderErrorContext, SessionKeptError, StaleIdempotencyKeyError, StatusUnreadableError, ImportError, ValidationError } from "./errors";
+import { assertSameOwner, unprovenOwner, type OwnerIdentity, recordsOwner } from "./state";
+
+/**
+ * The typed requests of the operations on one session, each handed whole to its operation (as
+ * pulumi-go-provider's `infer` hands each CRUD method one request): what a front knows of the call beyond
+ * the context. The context gives the operation its reporter on `urn` (ProviderContext.reporter).
+ */
+export interface SessionRequest {
+  /**
+   * The resource's URN: the row of the engine's display the operation's progress and warnings go to.
+   * Absent where the front is not told (a dynamic provider's read and delete, a program of an older release).
+   */
+  urn?: string;
+  /** The resource's name, the last part of its URN: how warnings name the session. */
+  name?: string;
+}
+
+export type SessionInputMap = SessionInputs & Record<string, unknown>;
+
+export interface CreateSessionRequest extends SessionRequest {
+  inputs: SessionInputMap;
+  /**
+   * The resource's identity in its stack, the same for every attempt to create this generation (in this
+   * run or the one after a killed update): the seed of its derived idempotency key. Without one, the key
+   * is drawn at random, and a killed update's session cannot be adopted.
+   */
+  seed?: string;
+  /** Take over this running session (the `import` resource option) instead of starting one. */
+  adoptVmId?: string;
+  /**
+   * The resource's `customTimeouts.create`, in seconds, where the engine passes it (the plugin's
+   * front door; a dynamic provider is never told). It bounds the whole create, capacity wait included,
+   * together with `readyTimeoutSeconds`: the shorter wins.
+   */
+  engineTimeoutSeconds?: number;
+}
+
+export interface AdoptSessionRequest extends SessionRequest {
+  inputs: SessionInputMap;
+  vmId: string;
+}
+
+/** A refresh (`props`: the recorded outputs) or a destroy of the session `id`. */
+export interface RecordedSessionRequest extends SessionRequest {
+  id: string;
+  props: Record<string, unknown>;
+}
+
+export type ReadSessionRequest = RecordedSessionRequest;
+
+export interface DeleteSessionRequest extends RecordedSessionRequest {
+  /**
+   * The resource's `customTimeouts.delete`, in seconds, where the engine passes it (the plugin's front
+   * door; a dynamic provider is never told): how long ending the session may take before destroy fails.
+   */
+  engineTimeoutSeconds?: number;
+}
+
+/**
+ * An operation on a recorded session (`doing`, in the user's words), by the API version the session was
+ * started with: its id checked first, then the version's own operation.
+ */
+export function byRecordedVersion<R, Q extends RecordedSessionRequest = RecordedSessionRequest>(
+  ops: Record<ApiVersion, (ctx: ProviderContext, req: Q) => Promise<R>>,
+  doing: string,
+) {
+  return async (ctx: ProviderContext, req: Q): Promise<R> => {
+    checkSessionId(req.id, doing);
+    return ops[ctx.versionOf(req.props).name](ctx, req);
+  };
+}
 
 /** A session created or adopted; `idempotencyKey`: the key a version 8 create started it under. */
 type Created = { id: string; outs: SessionOutputs; idempotencyKey?: string };
@@ -366,4 +414,240 @@ function isStaleReplay(outcome: WaitOutcome, answeredAt: number): boolean {
 function startedBefore(entry: { created: string }, answeredAt: number): boolean {
   const created = Date.parse(entry.created);
   return Number.isFinite(created) && created < answeredAt - REPLAY_SKEW_MS;
+}
+
+/**
+ * Import: takes over a session that was started elsewhere, by the configured key's account. The status
+ * operation tells its state, browser and start time but not its share link, so an adopted session has
+ * no shareUrl; its other inputs are recorded as declared, unconfirmed, and a warning says so
+ * (core/imported.ts). It records the account's fingerprint, like a session this provider started.
+ */
+export async function adoptV8(ctx: ProviderContext, req: AdoptSessionRequest): Promise<{ id: string; outs: SessionOutputs }> {
+  const { inputs, vmId } = req;
+  const client = ctx.api();
+  const { entry, owner } = await sessionToTakeOver(ctx, vmId, inputs.browser, `importing ${vmId}`);
+  const outs: SessionOutputs = { ...mirrorInputs(inputs), vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner };
+  await ctx.reporter(req.urn).warning(unconfirmedWarning(vmId, Object.keys(mirrorInputs(inputs))));
+  if (entry.status === "running") return { id: vmId, outs };
+  const outcome = await waitForRunning({
+    client,
+    vmId,
+    timeoutMs: (inputs.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS) * 1000,
+    schedule: ctx.schedule,
+    sleep: ctx.clock.sleep,
+    now: ctx.clock.now,
+    engineAlive: ctx.engineAlive,
+    cancelled: ctx.cancelled,
+    onProgress: sessionProgress(ctx.reporter(req.urn)).waiting,
+  });
+  if (outcome.kind !== "running") throw new ImportError(`importing ${vmId}: it did not reach running (${describe(outcome)})`, { vmId });
+  return { id: vmId, outs: { ...outs, ...fromEntry(outcome.entry) } };
+}
+
+/** Version 7 has no status operation: there is nothing to take over by. */
+export async function adoptV7(_ctx: ProviderContext, { vmId }: AdoptSessionRequest): Promise<never> {
+  throw new ImportError(`importing ${vmId}: API version 7 has no status operation`, { vmId });
+}
+
+/** Import, by the configured version. */
+export const ADOPT: Record<ApiVersion, typeof adoptV8> = { v8: adoptV8, v7: adoptV7 };
+
+/**
+ * The session to take over, checked: known to the key's account, not ended, and running `browser` when
+ * given. `doing` says what the user asked for, in their words (an import, a `get`).
+ */
+export async function sessionToTakeOver(ctx: ProviderContext, vmId: string, browser: string | undefined, doing: string) {
+  const owner = await ctx.owner();
+  const entry = await ctx.api().session(vmId);
+  if (!entry) {
+    // The account's fingerprint means nothing to a user here; what to check does.
+    throw new ImportError(
+      `${doing}: the service knows no such session of the account whose key is configured; check the id, and that the key is the one of the account that started the session`,
+      { vmId },
+    );
+  }
+  if (hasEndedOrFailed(entry.status)) {
+    throw new ImportError(`${doing}: the session has ended (state "${entry.status}"), so there is nothing to take into the stack`, { vmId });
+  }
+  const image = (await ctx.images()).images.find((i) => i.name === entry.name);
+  if (browser !== undefined && image && image.id !== browser) {
+    throw new ImportError(`${doing}: it runs ${entry.name} (browser "${image.id}"), not browser "${browser}"`, { vmId });
+  }
+  return { entry, image, owner };
+}
+
+export interface ReadResult {
+  id?: string;
+  props?: Record<string, unknown>;
+  inputs?: Record<string, unknown>;
+}
+
+/**
+ * Refresh, by the version the session was started with. (The engine's import would call this without
+ * props; the SDK turns imports into adoptions instead.)
+ */
+export const read = byRecordedVersion<ReadResult>({ v8: readV8, v7: readV7 }, "refreshing a session");
+
+/**
+ * Version 8: the session's state from the service. A session that has ended, failed or that the service
+ * does not know is gone (no id) -- but "unknown" means gone only when the account and service that made
+ * the session are the ones asking, as its fingerprint shows; under another one, or when nothing recorded
+ * shows it, read fails and the session stays in the stack.
+ */
+export async function readV8(ctx: ProviderContext, { id, props }: ReadSessionRequest): Promise<ReadResult> {
+  const { proven, record } = assertSameOwner(id, props.owner, await ctx.identity(), "refreshing");
+  const entry = await ctx.api().session(id);
+  if (!entry && !proven) throw unprovenOwner(id, props.owner, "refreshing");
+  if (!entry || hasEndedOrFailed(entry.status)) return {};
+  // The service shows the session to this account, so it is this account's: a session recorded without a
+  // fingerprint, or with the legacy one, records the current kind now (the one refresh after the upgrade
+  // shows this as a change of the session's outputs; later ones show none).
+  const outs = withoutNulls({ ...props, ...fromEntry(entry), owner: record });
+  return { id, props: outs, inputs: inputsFrom(outs) };
+}
+
+/** Version 7: no status operation, so refresh keeps what was recorded. */
+export async function readV7(ctx: ProviderContext, { id, props, urn }: ReadSessionRequest): Promise<ReadResult> {
+  await ctx.reporter(urn).warning(`BrowserSession ${id}: API version 7 has no status operation; refresh keeps the recorded state`);
+  return { id, props, inputs: inputsFrom(props) };
+}
+
+/**
+ * Read by id alone, as the engine does for `pulumi import` and a resource's `get` (`doing` says which, in
+ * the caller's words): the session's state, and
+ * the inputs that declare it -- its browser, the one input the status operation lets us recover. A
+ * session that is unknown to the configured key's account, or has ended, fails the read: importing it
+ * would put a session in the stack that the next refresh drops.
+ */
+export async function readById(
+  ctx: ProviderContext,
+  vmId: string,
+  doing: string,
+): Promise<{ inputs: SessionInputs; outs: SessionOutputs }> {
+  checkSessionId(vmId, doing);
+  if (ctx.version().name !== "v8") throw new ImportError(`${doing}: API version 7 has no status operation`, { vmId });
+  const { entry, image, owner } = await sessionToTakeOver(ctx, vmId, undefined, doing);
+  if (!image) {
+    throw new ImportError(`${doing}: it runs "${entry.name}", which is not among the service's browser images, so its browser input cannot be given`, {
+      vmId,
+    });
+  }
+  const inputs: SessionInputs = { browser: image.id };
+  return { inputs, outs: { ...inputs, vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner } };
+}
+
+/** Destroy, by the version the session was started with. `props` are the recorded outputs. */
+export const del = byRecordedVersion<void, DeleteSessionRequest>({ v8: deleteV8, v7: deleteV7 }, "ending a session");
+
+/**
+ * Version 8: ends the session. One the service does not know counts as gone -- if the account that made
+ * it asks, as its fingerprint shows. Every other failure is thrown, so the resource stays in the stack
+ * for the next destroy.
+ */
+export async function deleteV8(ctx: ProviderContext, req: DeleteSessionRequest): Promise<void> {
+  if (ctx.wasHandedOverEarlierSession(req.id)) {
+    // Within one update the engine deletes a session a create has just handed it only as the original of
+    // a create-before-delete replacement: that create was not shown the session it replaces (a replacement
+    // the engine decides without asking the provider), and its idempotency key answered with that very
+    // session, started by an earlier run. Ending it would leave the stack recording an ended session.
+    await ctx.reporter(req.urn).warning(
+      `${sessionName(req.name)}: session ${req.id} was not replaced: the engine replaced it create-before-delete without showing the provider the ` +
+        "session it replaces, and its replacement is the same session, which keeps running. To replace it, set the resource option " +
+        "deleteBeforeReplace: true, or run the same command with --refresh",
+    );
+    return;
+  }
+  const seconds = req.engineTimeoutSeconds;
+  if (seconds === undefined || !Number.isFinite(seconds) || seconds <= 0) return endSession(ctx, req);
+  // customTimeouts.delete bounds the whole of it -- the account read, the remove and its retries, the
+  // look that tells "unknown" from "refused" -- and not only each call.
+  const bound = new AbortController();
+  const timer = setTimeout(() => bound.abort(new Error("customTimeouts.delete")), seconds * 1000);
+  const timedOut = new Promise<never>((_, reject) => bound.signal.addEventListener("abort", () => reject(bound.signal.reason), { once: true }));
+  const ending = endSession(ctx, req, bound.signal);
+  ending.catch(() => undefined);
+  try {
+    return await Promise.race([ending, timedOut]);
+  } catch (err) {
+    if (!bound.signal.aborted) throw err;
+    throw new SessionKeptError(
+      `ending session ${req.id} did not finish within the resource's customTimeouts.delete (${seconds} s), so it stays in the stack and may still run: ` +
+        "run `pulumi destroy` again (or `pulumi up`) once the service answers, or raise customTimeouts.delete",
+      { vmId: req.id },
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function endSession(ctx: ProviderContext, { id, props }: DeleteSessionRequest, signal?: AbortSignal): Promise<void> {
+  const client = ctx.api();
+  // State of 0.1.0 has no fingerprint to compare: the account is not read, and nothing is proven.
+  let proven = false;
+  if (recordsOwner(props)) {
+    let identity: OwnerIdentity;
+    try {
+      identity = await ctx.identity();
+    } catch (err) {
+      throw keptInStack(id, err);
+    }
+    proven = assertSameOwner(id, props.owner, identity, "ending").proven;
+  }
+  try {
+    await client.removeSession(id, signal);
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason;
+    // `denied` means an unknown session -- or a refused key. Only the first counts as gone.
+    if (isRemoteBrowserError(err) && err.code === "denied") {
+      let entry: SessionEntry | undefined;
+      try {
+        entry = await client.session(id, signal);
+      } catch (lookup) {
+        throw keptInStack(id, lookup);
+      }
+      if (!entry) {
+        if (proven) return;
+        throw unprovenOwner(id, props.owner, "ending");
+      }
+    }
+    throw keptInStack(id, err);
+  }
+}
+
+/** Version 7 cannot end sessions: destroy says so and lets the resource go. */
+export async function deleteV7(ctx: ProviderContext, { id, urn }: DeleteSessionRequest): Promise<void> {
+  await ctx.reporter(urn).warning(`BrowserSession ${id} was started with API version 7, which cannot end sessions: end it in the service's console`);
+}
+
+function keptInStack(id: string, err: unknown): SessionKeptError {
+  return new SessionKeptError(`ending session ${id} failed, so it stays in the stack for a later destroy to retry: ${errorText(err)}`, {
+    vmId: id,
+    cause: err,
+  });
+}
+
+/**
+ * A session id as the engine hands it over (`pulumi import`, a `get`, a state edited by hand): bounded
+ * before it reaches a request or a message. Real ids are a short prefix and a unique part; an id this long
+ * is a mistake, and repeating megabytes of it in an error would reset the engine's stream.
+ */
+export const MAX_SESSION_ID_LENGTH = 256;
+
+/**
+ * Refuses an empty, overlong or masked id before any call, without repeating a long one; `doing` says what
+ * the user asked for. A masked id -- as the service's list of the account's sessions shows it (getSessions,
+ * the audit) -- hides part of the id, and the service addresses a session only by its whole id.
+ */
+export function checkSessionId(id: string, doing: string): void {
+  if (id.length === 0) throw new ValidationError(`${doing}: the session id is empty`);
+  if (id.length > MAX_SESSION_ID_LENGTH) {
+    throw new ValidationError(`${doing}: the session id is ${id.length} characters long, not a session id (at most ${MAX_SESSION_ID_LENGTH}); check the id given`);
+  }
+  if (isMasked(id)) {
+    throw new ValidationError(
+      `${doing}: "${id}" is a masked id: the service's list of the account's sessions (getSessions, the audit) hides part ` +
+        "of each id behind mask characters (*, • or …), and a masked id cannot address a session. Use the session's whole " +
+        "id, as the create returned it (a stack's vmId output, or whatever started the session)",
+    );
+  }
 }
