@@ -75,7 +75,7 @@ export interface CapacityWaitOptions {
   sleep: (ms: number) => Promise<void>;
   now: () => number;
   random: () => number;
-  /** A shorter retry budget for refusals of the rate limit than the client's 60 s (see client/retry.ts). */
+  /** A shorter retry budget for refusals of the rate limit than the client's 60 s (see client/transport.ts). */
   retryWithinMs?: number;
   /** Told the service's clock when the create is answered. */
   onServerTime?: (ms: number) => void;

@@ -4,8 +4,7 @@ import { create, del, read, type ReadResult } from "../core/controller";
 import { engineDiagnostics } from "../engine-conventions/diagnostics";
 import { asInitFailure } from "../engine-conventions/initFailure";
 import { engineWatcher } from "../engine-conventions/liveness";
-import { isUrn, urnName } from "../engine-conventions/urn";
-import { onTheWire } from "../engine-conventions/wire";
+import { isUrn, urnName, onTheWire } from "../engine-conventions/wire";
 import { RECORDED, withIdempotencyKey, type DynamicInputs } from "./wireFields";
 
 export type { ProviderDeps } from "../core/context";

@@ -26,3 +26,42 @@ export function onTheWire(o: Record<string, unknown>): Record<string, unknown> {
 
 /** Any value as plain JSON: what protobuf's Struct takes. */
 export const plainJson = (v: unknown) => JSON.parse(JSON.stringify(v ?? {}));
+
+/**
+ * The engine's resource names: `urn:pulumi:<stack>::<project>::<type, its parents' types first, joined by
+ * $>::<name>`. Read here only: every front that needs a part of one asks this module.
+ */
+
+/** Whether `urn` is a URN at all (a dynamic resource's `__urn` of an older program may be anything). */
+export function isUrn(urn: unknown): urn is string {
+  return typeof urn === "string" && urn.startsWith("urn:pulumi:");
+}
+
+/** The resource's name: the URN's last part ("" for an empty URN). */
+export function urnName(urn: string): string {
+  return urn.slice(urn.lastIndexOf("::") + 2);
+}
+
+/** The resource's own type: the last of the URN's `$`-joined types. */
+export function urnType(urn: string): string {
+  const qualified = urn.split("::")[2] ?? "";
+  return qualified.slice(qualified.lastIndexOf("$") + 1);
+}
+
+/** The stack's name, the first part after `urn:pulumi:`. */
+export function urnStack(urn: string): string | undefined {
+  return urn.split("::")[0]?.split(":").at(-1);
+}
+
+/**
+ * The type token the dynamic provider host gives a dynamic resource, `pulumi-nodejs:dynamic/<module>:<type>`
+ * (`pulumi.dynamic.Resource` builds it from the module and type it is given). BrowserSession's is in the
+ * state of every stack the SDK's resource wrote, and the plugin's component aliases it to move such a
+ * session over in place.
+ */
+export const DYNAMIC_SESSION = { module: "remote-browser", type: "BrowserSession" } as const;
+
+/** What every dynamic resource's type starts with; the oldest states carry the generic `pulumi-nodejs:dynamic:Resource`. */
+export const DYNAMIC_TYPE_PREFIX = "pulumi-nodejs:dynamic";
+
+export const DYNAMIC_SESSION_TYPE = `${DYNAMIC_TYPE_PREFIX}/${DYNAMIC_SESSION.module}:${DYNAMIC_SESSION.type}` as const;

@@ -2,13 +2,12 @@ import { ProviderContext } from "../core/context";
 import { engineDiagnostics } from "../engine-conventions/diagnostics";
 import { engineWatcher } from "../engine-conventions/liveness";
 import type { PulumiModules } from "../engine-conventions/sdkInternals";
-import { urnType } from "../engine-conventions/urn";
+import { urnType } from "../engine-conventions/wire";
 import { invoke } from "./functions";
 import { checkConfig, configFileWarnings, diffConfig, isDefaultProvider, keyInPlainConfig, settingsFrom } from "./providerConfig";
 import { NATIVE_RESOURCES, listedResource } from "./registry";
 import type { NativeBrowserSessions } from "./resource";
-import { grpcError, wire } from "./rpc";
-import type { Handler } from "./rpc";
+import { grpcError, wire, type Handler } from "./rpc";
 
 /**
  * The calls the plugin answers natively, rather than the SDK's provider server (see server.ts for why):

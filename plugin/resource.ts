@@ -5,8 +5,7 @@ import { ConfigError } from "../core/errors";
 import { parseSessionsArgs, sessionsResult } from "../core/dataSources";
 import { asInitFailure } from "../engine-conventions/initFailure";
 import { reveal, unwrapProperties, wrapSecrets } from "../engine-conventions/secrets";
-import { urnName } from "../engine-conventions/urn";
-import { isBookkeeping, onTheWire, withoutBookkeeping } from "../engine-conventions/wire";
+import { urnName, isBookkeeping, onTheWire, withoutBookkeeping } from "../engine-conventions/wire";
 
 /**
  * BrowserSession served by the plugin: the engine's calls, mapped onto the same core as the dynamic

@@ -7,7 +7,7 @@ import { pluginIdentity } from "./identity";
 import { BROWSER_SESSION, REVIEW_SESSIONS } from "./tokens";
 import { ValidationError } from "../core/errors";
 import { SECRET_OUTPUTS } from "../core/declaration";
-import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/dynamicType";
+import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/wire";
 
 /** Viewer language of the share links. */
 export const ShareLanguage = {

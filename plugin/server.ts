@@ -1,11 +1,9 @@
 import type { Provider } from "@pulumi/pulumi/provider";
 import type { ProviderContext } from "../core/context";
-import { engineAnnounced } from "../engine-conventions/engineAddress";
-import { pulumiModules } from "../engine-conventions/sdkInternals";
-import type { PulumiModules } from "../engine-conventions/sdkInternals";
+import { engineAnnounced } from "../engine-conventions/liveness";
+import { pulumiModules, type PulumiModules } from "../engine-conventions/sdkInternals";
 import { pluginIdentity } from "./identity";
-import { grpcError } from "./rpc";
-import type { Call, Callback, Handler } from "./rpc";
+import { grpcError, type Call, type Callback, type Handler } from "./rpc";
 
 /**
  * The plugin's gRPC front door. `main` of `@pulumi/pulumi/provider` serves components well (construct,

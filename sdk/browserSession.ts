@@ -4,7 +4,7 @@ import { STORED_PROVIDER_TEXT } from "./storedProvider";
 import { DYNAMIC_OUTPUTS, wireInputs } from "../dynamic/wireFields";
 import { warnAboutPlainSecrets } from "./configWarnings";
 import { INPUTS, OUTPUTS, SECRET_OUTPUTS, type InputName, type OutputName } from "../core/declaration";
-import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/dynamicType";
+import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/wire";
 import { outputIsKnown } from "../engine-conventions/sdkInternals";
 
 /** Viewer languages of a share link: the service's locales. */

@@ -59,7 +59,7 @@ const CLAIMS: Record<string, () => void> = {
     const reach = /sdkRequire\(|["']\.\/proto\/|@pulumi\/pulumi\/proto|\.addService\s*=|cmd\[?[\\/]|cmd\/|run-plugin|dynamic-provider|\.isKnown\b|createRequire\(/;
     expect(matching(reach)).toEqual([
       "engine-conventions/deferredSdkLoad",
-      "engine-conventions/processes",
+      "engine-conventions/liveness",
       "engine-conventions/pulumiSdk",
       "engine-conventions/sdkInternals",
       "plugin/sdkProviderService",
@@ -67,10 +67,10 @@ const CLAIMS: Record<string, () => void> = {
     ]);
   },
   "conventions-stated-once": () => {
-    expect(matching(/"::"|urn:pulumi/)).toEqual(["engine-conventions/urn"]);
+    expect(matching(/"::"|urn:pulumi/)).toEqual(["engine-conventions/wire"]);
     expect(matching(/startsWith\(\s*["']__["']\s*\)/)).toEqual(["engine-conventions/wire"]);
-    expect(matching(/pulumi-nodejs:dynamic/)).toEqual(["engine-conventions/dynamicType"]);
-    expect(matching(/dynamic-provider|run-plugin/)).toEqual(["engine-conventions/processes"]);
+    expect(matching(/pulumi-nodejs:dynamic/)).toEqual(["engine-conventions/wire"]);
+    expect(matching(/dynamic-provider|run-plugin/)).toEqual(["engine-conventions/liveness"]);
   },
   "one-registry": () => {
     const served = servedSchema().resources;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { RemoteBrowserError, type RemoteBrowserClient } from "../../client";
-import { DEFAULT_RETRY_POLICY, retryDecision } from "../../client/retry";
+import { DEFAULT_RETRY_POLICY, retryDecision } from "../../client/transport";
 import { createWhenCapacity, generationKey, successorKey, DEFAULT_POLL_SCHEDULE, nextPollDelay, waitForRunning } from "../../core/launch";
 import { eventually, thrown, useEmulator, virtualClock } from "../helpers/emulator";
 
