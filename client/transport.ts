@@ -1,11 +1,10 @@
 import { Agent, Dispatcher, EnvHttpProxyAgent, request } from "undici";
 import type { z } from "zod";
 import { envelopeSchema } from "./schemas";
-import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError } from "./errors";
+import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError, serviceTextScrubber } from "./errors";
 import { BudgetPriority, RequestBudget, sharedBudget } from "./rate-budget";
 import { createHash } from "node:crypto";
 import { isLoopbackHost } from "./loopback";
-import { serviceTextScrubber } from "./scrub";
 
 export interface TransportOptions {
   /** Versioned base address, e.g. `https://api.example/v8`. */

@@ -5,8 +5,7 @@ import type { PulumiModules } from "../engine-conventions/sdkInternals";
 import { urnType } from "../engine-conventions/wire";
 import { invoke } from "./functions";
 import { checkConfig, configFileWarnings, diffConfig, isDefaultProvider, keyInPlainConfig, settingsFrom } from "./providerConfig";
-import { NATIVE_RESOURCES, listedResource } from "./registry";
-import type { NativeBrowserSessions } from "./resource";
+import { NATIVE_RESOURCES, listedResource, type NativeBrowserSessions } from "./resource";
 import { grpcError, wire, type Handler } from "./rpc";
 
 /**

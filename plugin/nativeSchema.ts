@@ -1,6 +1,6 @@
 import { CONFIG_FIELDS } from "../core/config";
 import { INPUTS, OUTPUTS, inputDoc, type InputField, type OutputField } from "../core/declaration";
-import type { PropertySpec, ResourceSpec } from "./schemaSpec";
+import type { PropertySpec, ResourceSpec } from "./packageSchema";
 import { FUNCTIONS } from "./functions";
 
 /**

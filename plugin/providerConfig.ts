@@ -3,8 +3,7 @@ import * as path from "node:path";
 import { type Failure, differs } from "../core/declaration";
 import { CONFIG_FIELDS, CONFIG_NAMESPACE, isSetting, loadConfig, plainCredentialWarning, secretSettingOf, settingText, stackConfigLabel, type SettingLabel } from "../core/config";
 import { isProviderError } from "../core/errors";
-import { isSecret, reveal, wrapSecrets } from "../engine-conventions/secrets";
-import { isBookkeeping, urnName, urnStack } from "../engine-conventions/wire";
+import { isSecret, reveal, wrapSecrets, isBookkeeping, urnName, urnStack } from "../engine-conventions/wire";
 
 /**
  * The provider's own settings as the plugin receives them: from the stack's `remote-browser:*` config for

@@ -3,8 +3,7 @@ import type * as pulumi from "@pulumi/pulumi";
 // Automation API, the TypeScript compiler): the plugin loads this module at its first Construct.
 import { all, Output, secret } from "@pulumi/pulumi/output";
 import { ComponentResource, CustomResource } from "@pulumi/pulumi/resource";
-import { pluginIdentity } from "./identity";
-import { BROWSER_SESSION, REVIEW_SESSIONS } from "./tokens";
+import { pluginIdentity, BROWSER_SESSION, REVIEW_SESSIONS } from "./identity";
 import { ValidationError } from "../core/errors";
 import { SECRET_OUTPUTS } from "../core/declaration";
 import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/wire";

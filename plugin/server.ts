@@ -86,7 +86,7 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
       const provider = new RemoteBrowserComponentProvider();
       if (servedAs) provider.servedAs(...servedAs);
       components = provider;
-      const { sdkProviderService } = require("./sdkProviderService") as typeof import("./sdkProviderService"); // eslint-disable-line @typescript-eslint/no-require-imports
+      const { sdkProviderService } = require("./provider") as typeof import("./provider"); // eslint-disable-line @typescript-eslint/no-require-imports
       const implementation = sdkProviderService(m, provider as Provider, args);
       // The SDK's `main` has put its own handlers of uncaught errors in place.
       uncaught.stop();

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { importGraph, packageImports, reaches, tsFiles } from "./imports";
-import { NATIVE_RESOURCES } from "../../plugin/registry";
+import { NATIVE_RESOURCES } from "../../plugin/resource";
 import { servedSchema } from "../../plugin/servedSchema";
 
 /**
@@ -62,7 +62,7 @@ const CLAIMS: Record<string, () => void> = {
       "engine-conventions/liveness",
       "engine-conventions/pulumiSdk",
       "engine-conventions/sdkInternals",
-      "plugin/sdkProviderService",
+      "plugin/provider",
       "release/bundledSdk",
     ]);
   },
@@ -79,9 +79,9 @@ const CLAIMS: Record<string, () => void> = {
     for (const token of tokens) expect(served[token], token).toEqual(NATIVE_RESOURCES[token]!.schema);
     const native = Object.entries(served).filter(([, r]) => !r.isComponent).map(([t]) => t);
     expect(native.sort()).toEqual([...tokens].sort());
-    expect(graph.get("plugin/handlers")).toContain("plugin/registry");
-    expect(graph.get("plugin/handlers")).not.toContain("plugin/tokens");
-    expect(graph.get("plugin/servedSchema")).toContain("plugin/registry");
+    expect(graph.get("plugin/handlers")).toContain("plugin/resource");
+    expect(graph.get("plugin/handlers")).not.toContain("plugin/identity");
+    expect(graph.get("plugin/servedSchema")).toContain("plugin/resource");
   },
   "bundle-replaces-pulumiSdk": () => {
     const bundle = sources.get("release/bundle")!;

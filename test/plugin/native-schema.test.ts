@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ENUMS, NATIVE_SCHEMA } from "../../plugin/nativeSchema";
-import { NATIVE_RESOURCES } from "../../plugin/registry";
+import { NATIVE_RESOURCES } from "../../plugin/resource";
 import { FUNCTIONS } from "../../plugin/functions";
 import { CONFIG_FIELDS, ConfigError, loadConfig } from "../../core/config";
 import { usageResult } from "../../core/dataSources";

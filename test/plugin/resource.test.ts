@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { pulumiModules } from "../../engine-conventions/sdkInternals";
 import { nativeHandlers } from "../../plugin/handlers";
 import { NativeBrowserSessions } from "../../plugin/resource";
-import { BROWSER_SESSION } from "../../plugin/tokens";
-import { isSecret, reveal, secret } from "../../engine-conventions/secrets";
+import { BROWSER_SESSION } from "../../plugin/identity";
+import { isSecret, reveal, secret } from "../../engine-conventions/wire";
 import { INPUTS, UNKNOWN } from "../../core/declaration";
 import { virtualClock, thrown, useEmulator } from "../helpers/emulator";
 
