@@ -113,7 +113,11 @@ export function errorFromAnswer(
  * before it becomes part of an error, by the transport that sent the request and so knows its secrets.
  */
 
-/** What every derived idempotency key looks like (core/keys.ts derives them; the runner redacts them). */
+/**
+ * What every derived idempotency key looks like (core/launch.ts derives them). A derived key replays its
+ * session's create (and so hands out its share link) to anyone holding the account's API key: the
+ * transport hides such keys in the service's text, and the runner redacts anything of this shape.
+ */
 export const DERIVED_KEY_PREFIX = "prb-";
 export const DERIVED_KEY_HEX_LENGTH = 48;
 

@@ -119,6 +119,11 @@ export function plainCredentialWarning(key: string): string {
   );
 }
 
+/** The warning for a key that is no setting, `where` naming it as its front knows it: one text for both fronts. */
+export function notASettingWarning(where: string): string {
+  return `${where} is not a setting of the remote-browser provider and is ignored (its settings: ${Object.keys(CONFIG_FIELDS).join(", ")})`;
+}
+
 /** Whether `name` (without the namespace) is one of the provider's settings, by an own-property lookup. */
 export function isSetting(name: string): name is keyof typeof CONFIG_FIELDS {
   return Object.prototype.hasOwnProperty.call(CONFIG_FIELDS, name);

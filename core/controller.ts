@@ -1,6 +1,6 @@
 import { type ApiVersion, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type V7CreateRequest, hasEndedOrFailed, type SessionEntry, isMasked } from "../client";
 import type { ProviderContext, Reporter } from "./context";
-import { type SessionInputs, API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS, type SessionOutputs, errorText, fromEntry, mirrorInputs, unconfirmedWarning, inputsFrom, withoutNulls } from "./declaration";
+import { type SessionInputs, API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS, type SessionOutputs, errorText, fromEntry, mirrorInputs, unconfirmedWarning, inputsFrom, presentOf, withoutNulls } from "./declaration";
 import { createWhenCapacity, sessionName, sessionProgress, generationKey, successorKey, WaitOutcome, describe, waitForRunning } from "./launch";
 import { CancelledError, EndedWhileStartingError, EngineGoneError, IdempotencyKeysExhaustedError, LocationNotAppliedError, NotRunningInTimeError, PreparationFailedError, ProviderError, ProviderErrorContext, SessionKeptError, StaleIdempotencyKeyError, StatusUnreadableError, ImportError, ValidationError } from "./errors";
 import { assertSameOwner, unprovenOwner, type OwnerIdentity, recordsOwner } from "./state";
@@ -394,9 +394,7 @@ async function failAndRemove(
 
 /** The request the service is sent: the API inputs that are set. */
 export function apiRequest(inputs: Record<string, unknown>): CreateRequest {
-  const req: Record<string, unknown> = {};
-  for (const k of API_INPUTS) if (inputs[k] !== undefined && inputs[k] !== null) req[k] = inputs[k];
-  return req as unknown as CreateRequest;
+  return presentOf(inputs, API_INPUTS) as unknown as CreateRequest;
 }
 
 /**

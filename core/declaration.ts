@@ -471,9 +471,7 @@ export function differs(a: unknown, b: unknown): boolean {
 
 /** The inputs a session's outputs repeat, so that a refresh can hand them back and create no diff. */
 export function mirrorInputs(inputs: Record<string, unknown>): SessionInputs {
-  const out: Record<string, unknown> = {};
-  for (const k of [...API_INPUTS, ...PROVIDER_INPUTS]) if (inputs[k] !== undefined && inputs[k] !== null) out[k] = inputs[k];
-  return out as unknown as SessionInputs;
+  return presentOf(inputs, [...API_INPUTS, ...PROVIDER_INPUTS]) as unknown as SessionInputs;
 }
 
 /** The inputs a refresh records, rebuilt from outputs (which mirror them). */
@@ -489,11 +487,21 @@ export function fromEntry(entry: SessionEntry): Partial<SessionOutputs> {
   return out;
 }
 
-/** The engine's wire format has no `undefined`: absent fields are left out. */
+/**
+ * The one rule for an absent value, `undefined` or `null`, wherever a map is kept, sent or recorded: it is
+ * left out. The service's requests, the outputs, the idempotency key's material and both fronts' property
+ * maps (the engine's wire has no `undefined`, which protobuf's Struct refuses and the dynamic provider host's
+ * serialiser drops) all go through here.
+ */
 export function withoutNulls<T extends Record<string, unknown>>(o: T): T {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) if (v !== undefined && v !== null) out[k] = v;
   return out as T;
+}
+
+/** The values of `keys` that `o` has, in the order of `keys`. */
+export function presentOf(o: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return withoutNulls(Object.fromEntries(keys.map((k) => [k, o[k]])));
 }
 
 export function errorText(err: unknown): string {

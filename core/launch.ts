@@ -1,16 +1,9 @@
 import { createHash, createHmac, randomUUID } from "node:crypto";
 import { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX } from "../client/errors";
-import { API_INPUTS } from "./declaration";
+import { API_INPUTS, presentOf } from "./declaration";
 import { RemoteBrowserError, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type QuotaAnswer, type RemoteBrowserClient, hasEndedOrFailed, type SessionEntry, type SessionStatus } from "../client";
 import { CancelledError, EngineGoneError } from "./errors";
 import type { PollSchedule, Reporter } from "./context";
-
-/**
- * What every derived key looks like (declared with the client, which hides such keys in the service's text).
- * A derived key replays its session's create (and so hands out its share link) to anyone holding the
- * account's API key: the runner redacts anything of this shape.
- */
-export { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX };
 
 /**
  * Idempotency keys. A key must be the same for every attempt to create one generation of a resource --
@@ -44,9 +37,7 @@ export function successorKey(key: string, n: number): string {
 }
 
 export function canonicalApiInputs(inputs: Record<string, unknown>): string {
-  const picked: Record<string, unknown> = {};
-  for (const name of API_INPUTS) if (inputs[name] !== undefined && inputs[name] !== null) picked[name] = inputs[name];
-  return JSON.stringify(picked);
+  return JSON.stringify(presentOf(inputs, API_INPUTS));
 }
 
 function derivedKey(hexDigest: string): string {

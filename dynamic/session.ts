@@ -1,10 +1,10 @@
-import { check, type Failure, diff, update, type SessionInputs, type SessionOutputs } from "../core/declaration";
+import { check, type Failure, diff, update, type SessionInputs, type SessionOutputs, withoutNulls } from "../core/declaration";
 import { ProviderContext, type ProviderDeps } from "../core/context";
 import { create, del, read, type ReadResult } from "../core/controller";
 import { engineDiagnostics } from "../engine-conventions/diagnostics";
 import { asInitFailure } from "../engine-conventions/initFailure";
 import { engineWatcher } from "../engine-conventions/liveness";
-import { isUrn, urnName, onTheWire } from "../engine-conventions/wire";
+import { isUrn, urnName } from "../engine-conventions/wire";
 import { RECORDED, withIdempotencyKey, type DynamicInputs } from "./wireFields";
 
 export type { ProviderDeps } from "../core/context";
@@ -57,12 +57,12 @@ export class SessionProvider {
         name: urn && urnName(urn),
         adoptVmId: __adoptVmId || undefined,
       });
-      const wired = onTheWire(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs;
+      const wired = withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs;
       return { id, outs: { ...withIdempotencyKey(wired, idempotencyKey), ...recorded(inputs) } };
     } catch (err) {
       // Outputs of a failed create are stored as they are given: the stored provider must be among them,
       // or the later destroy could not load it.
-      throw asInitFailure(err, (kept) => onTheWire({ ...kept, ...recorded(inputs), __provider }));
+      throw asInitFailure(err, (kept) => withoutNulls({ ...kept, ...recorded(inputs), __provider }));
     }
   }
 
@@ -83,7 +83,7 @@ export class SessionProvider {
 }
 
 function recorded(o: Record<string, unknown>): Record<string, unknown> {
-  return onTheWire(Object.fromEntries(RECORDED.map((k) => [k, o[k]])));
+  return withoutNulls(Object.fromEntries(RECORDED.map((k) => [k, o[k]])));
 }
 
 /**

@@ -1,6 +1,5 @@
 import { SessionKeptError } from "../core/errors";
-import { SECRET_OUTPUTS } from "../core/declaration";
-import { onTheWire } from "./wire";
+import { SECRET_OUTPUTS, withoutNulls } from "../core/declaration";
 
 /**
  * A failed create that leaves a session running, as the engine records it: a resource "created but failed
@@ -17,7 +16,7 @@ export function asInitFailure(err: unknown, shape: (recorded: Record<string, unk
   if (!(err instanceof SessionKeptError) || !err.outputs || !err.vmId) return err;
   const recorded = Object.fromEntries(Object.entries(err.outputs).filter(([k]) => !(SECRET_OUTPUTS as readonly string[]).includes(k)));
   err.id = err.vmId;
-  err.properties = shape(onTheWire(recorded));
+  err.properties = shape(withoutNulls(recorded));
   err.reasons = [err.message];
   return err;
 }

@@ -15,15 +15,6 @@ export function withoutBookkeeping(o: Record<string, unknown>): Record<string, u
   return Object.fromEntries(Object.entries(o).filter(([k]) => !isBookkeeping(k)));
 }
 
-/**
- * A property map as the wire carries it: plain JSON, with no `undefined` (which protobuf's Struct refuses
- * and the dynamic host's serialiser drops) and no `null` for an absent value (an output that is not there
- * is left out).
- */
-export function onTheWire(o: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null));
-}
-
 /** Any value as plain JSON: what protobuf's Struct takes. */
 export const plainJson = (v: unknown) => JSON.parse(JSON.stringify(v ?? {}));
 

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type Failure, differs } from "../core/declaration";
-import { CONFIG_FIELDS, CONFIG_NAMESPACE, isSetting, loadConfig, plainCredentialWarning, secretSettingOf, settingText, stackConfigLabel, type SettingLabel } from "../core/config";
+import { CONFIG_FIELDS, CONFIG_NAMESPACE, isSetting, loadConfig, notASettingWarning, plainCredentialWarning, secretSettingOf, settingText, stackConfigLabel, type SettingLabel } from "../core/config";
 import { isProviderError } from "../core/errors";
 import { isSecret, reveal, wrapSecrets, isBookkeeping, urnName, urnStack } from "../engine-conventions/wire";
 
@@ -82,7 +82,7 @@ export function checkConfig(
       });
       continue;
     }
-    warnings.push(`${where} is not a setting of the remote-browser provider and is ignored (its settings: ${Object.keys(CONFIG_FIELDS).join(", ")})`);
+    warnings.push(notASettingWarning(where));
   }
   try {
     loadConfig(settingsFrom(news, undefined, label), env, label);

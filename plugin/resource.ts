@@ -1,10 +1,10 @@
-import { check, type Failure, diff, update, INPUTS, SECRET_OUTPUTS, type SessionInputs, markUnconfirmed, unconfirmedWarning, withDeclaredAdopted } from "../core/declaration";
+import { check, type Failure, diff, update, INPUTS, SECRET_OUTPUTS, type SessionInputs, markUnconfirmed, unconfirmedWarning, withDeclaredAdopted, withoutNulls } from "../core/declaration";
 import type { ProviderContext } from "../core/context";
 import { create, del, read, readById } from "../core/controller";
 import { ConfigError } from "../core/errors";
 import { parseSessionsArgs, sessionsResult } from "../core/dataSources";
 import { asInitFailure } from "../engine-conventions/initFailure";
-import { reveal, unwrapProperties, wrapSecrets, urnName, isBookkeeping, onTheWire, withoutBookkeeping } from "../engine-conventions/wire";
+import { reveal, unwrapProperties, wrapSecrets, urnName, isBookkeeping, withoutBookkeeping } from "../engine-conventions/wire";
 import { browserSessionSchema } from "./nativeSchema";
 import type { ResourceSpec } from "./packageSchema";
 import { BROWSER_SESSION } from "./identity";
@@ -17,10 +17,15 @@ import { BROWSER_SESSION } from "./identity";
  * read by id alone is an import.
  */
 export class NativeBrowserSessions {
-  /** Set at Configure: the API key came as plain stack config, outside CheckConfig (see server.ts). */
-  keyInPlainConfig = false;
+  /** The API key came as plain stack config, outside CheckConfig (see server.ts): told at Configure. */
+  private keyInPlainConfig = false;
 
   constructor(private readonly ctx: ProviderContext) {}
+
+  /** What Configure tells the adapter about the settings it received, beyond the context's settings. */
+  configured(settings: { keyInPlainConfig: boolean }): void {
+    this.keyInPlainConfig = settings.keyInPlainConfig;
+  }
 
   async check(news: Record<string, unknown>): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
     const { failures } = await check(this.ctx, {}, reveal(news) as Record<string, unknown>);
@@ -30,7 +35,7 @@ export class NativeBrowserSessions {
     }
     // The inputs go back as they came, secrets still wrapped, so that the state keeps them secret; `__`
     // names (the dynamic resource's, in the state of a session moved over from it) pass check, and none is kept.
-    return { inputs: onTheWire(withoutBookkeeping(news)), failures };
+    return { inputs: withoutNulls(withoutBookkeeping(news)), failures };
   }
 
   /** `oldInputs`: the inputs the state records, which stand in for what an import could not record. */
@@ -120,7 +125,7 @@ export class NativeBrowserSessions {
 
   /** Outputs as the state keeps them: the share link secret, and each output whose input was secret. */
   private outputs(outs: Record<string, unknown>, secretInputs: Iterable<string>): Record<string, unknown> {
-    return wrapSecrets(onTheWire(withoutBookkeeping(outs)), [...SECRET_OUTPUTS, ...secretInputs]);
+    return wrapSecrets(withoutNulls(withoutBookkeeping(outs)), [...SECRET_OUTPUTS, ...secretInputs]);
   }
 }
 

@@ -1,16 +1,15 @@
+// Imported, not read from disk: the release binary carries it in its bundle.
 import componentSchema from "./schema.json";
 import { pluginIdentity, type PluginIdentity, githubOf } from "./identity";
 import { NATIVE_SCHEMA } from "./nativeSchema";
 import { nativeResourceSchemas } from "./resource";
 import type { PackageSchema } from "./packageSchema";
 
-// Imported, not read from disk: the release binary carries it in its bundle.
-
 /**
  * The package schema the plugin serves (GetSchema): the components' part, derived from their TypeScript
  * sources into `plugin/schema.json` (see provider.ts and packageSchema.ts), and the native part, derived from
  * the field and settings tables (nativeSchema.ts), and what the schema says of the package, from the plugin's
- * identity (packageMetadata.ts). Built on first use: starting the plugin does not need it. The release
+ * identity (packageMetadata, below). Built on first use: starting the plugin does not need it. The release
  * binary serves it as built when the release is (release/bundle.ts), from this same code.
  */
 

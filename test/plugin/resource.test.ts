@@ -112,7 +112,7 @@ describe("read", () => {
   it("by id alone is refused when the key came as plain stack config (an import would record it in clear text), naming the fix", async () => {
     const vmId = (await t.client().createSession({ browser: "chrome" })).vmId;
     const sessions = native();
-    sessions.keyInPlainConfig = true;
+    sessions.configured({ keyInPlainConfig: true });
     const err = await thrown(() => sessions.read(vmId, {}, {}));
     expect(err.message).toMatch(/remote-browser:apiKey is plain stack config .*`pulumi config set --secret remote-browser:apiKey`.*then import again/);
   });
