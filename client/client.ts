@@ -1,6 +1,7 @@
 import { AccountAnswer, CreateAnswer, CreateRequest, ImagesAnswer, QuotaAnswer, SessionEntry, V7AccountAnswer, V7CreateAnswer, V7CreateRequest, V7QuotaAnswer, accountAnswerSchema, createAnswerSchema, createRequestSchema, imagesAnswerSchema, quotaAnswerSchema, removeAnswerSchema, removeRequestSchema, sessionsAnswerSchema, v7AccountAnswerSchema, v7CreateAnswerSchema, v7CreateRequestSchema, v7QuotaAnswerSchema } from "./schemas";
 import { RemoteBrowserError } from "./errors";
-import { Transport, TransportOptions } from "./transport";
+import { Transport, TransportOptions, type Call } from "./transport";
+import { HeldTurn } from "./rate-budget";
 import type { z } from "zod";
 
 export type ApiVersion = "v8" | "v7";
@@ -31,8 +32,8 @@ export class RemoteBrowserClient {
     this.v7 = new V7Client(new Transport({ ...opts, budget: this.transport.budget, baseUrl: versionedBaseUrl(opts.baseUrl, "v7") }));
     this.polls = new StatusBoard({
       turn: async () => void (await this.transport.budget.acquire("poll")),
-      read: (vmId, taken) => this.readSession(vmId, { priority: "poll", budgetTaken: taken }),
-      list: () => this.listSessions({ priority: "poll", budgetTaken: true }),
+      read: (vmId, taken) => this.readSession(vmId, { priority: "poll", turn: taken ? new HeldTurn() : undefined }),
+      list: () => this.listSessions({ priority: "poll", turn: new HeldTurn() }),
     });
   }
 
@@ -57,7 +58,8 @@ export class RemoteBrowserClient {
    * Starts a session. Retried on transient faults only when the request carries an idempotency key,
    * so that a lost answer can never start a second session.
    */
-  createSession(req: CreateRequest, signal?: AbortSignal, onServerTime?: (ms: number) => void, retryWithinMs?: number): Promise<CreateAnswer> {
+  createSession(req: CreateRequest, o: Pick<Call<CreateAnswer>, "signal" | "onServerTime" | "retryWithinMs"> = {}): Promise<CreateAnswer> {
+    const { signal, onServerTime, retryWithinMs } = o;
     return this.transport.send({
       onServerTime,
       retryWithinMs,
@@ -93,13 +95,11 @@ export class RemoteBrowserClient {
    * "no such session". Any other answer is asked again, `READ_ATTEMPTS` times in all, and then fails -- a
    * failed read keeps the session where it is recorded, which "gone" would not.
    */
-  private async readSession(vmId: string, o: { signal?: AbortSignal; priority?: "poll"; budgetTaken?: boolean }): Promise<SessionEntry | undefined> {
+  private async readSession(vmId: string, o: { signal?: AbortSignal; priority?: "poll"; turn?: HeldTurn }): Promise<SessionEntry | undefined> {
     let listed = 0;
     for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
       const answer = await this.transport.send({
         ...o,
-        // Only the first attempt may have had its turn in the budget already.
-        budgetTaken: attempt === 0 && o.budgetTaken,
         operation: "read session status",
         method: "GET",
         path: "vm/data",
@@ -125,7 +125,7 @@ export class RemoteBrowserClient {
     return this.listSessions({ signal });
   }
 
-  private async listSessions(o: { signal?: AbortSignal; priority?: "poll"; budgetTaken?: boolean }): Promise<SessionEntry[]> {
+  private async listSessions(o: { signal?: AbortSignal; priority?: "poll"; turn?: HeldTurn }): Promise<SessionEntry[]> {
     const answer = await this.transport.send({
       ...o,
       operation: "list sessions",

@@ -2,7 +2,7 @@ import { Agent, Dispatcher, EnvHttpProxyAgent, request } from "undici";
 import type { z } from "zod";
 import { envelopeSchema } from "./schemas";
 import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError, serviceTextScrubber } from "./errors";
-import { BudgetPriority, RequestBudget, sharedBudget } from "./rate-budget";
+import { BudgetPriority, HeldTurn, RequestBudget, sharedBudget } from "./rate-budget";
 import { createHash } from "node:crypto";
 import { isLoopbackHost } from "./loopback";
 
@@ -45,8 +45,11 @@ export interface Call<T> {
   onServerTime?: (ms: number) => void;
   /** @default "first" -- status polls say "poll": they wait behind creates and removes when the budget is short. */
   priority?: BudgetPriority;
-  /** The first attempt's turn was already taken from the budget (a caller that batches polls). */
-  budgetTaken?: boolean;
+  /**
+   * A turn its caller already had from the budget (the status board takes one per tick for a batch of
+   * looks): the first attempt that finds it unspent goes without waiting; any other waits its own turn.
+   */
+  turn?: HeldTurn;
   /** A retry budget shorter than the policy's (the engine's time-out for a create). */
   retryWithinMs?: number;
 }
@@ -147,7 +150,7 @@ export class Transport {
       let failure: RemoteBrowserError;
       let sentAt: number | undefined;
       try {
-        if (!(attempt === 1 && call.budgetTaken)) sentAt = await this.budget.acquire(call.priority ?? "first", signal, ticket);
+        if (!call.turn?.spend()) sentAt = await this.budget.acquire(call.priority ?? "first", signal, ticket);
       } catch {
         if (call.signal?.aborted) throw call.signal.reason;
         throw new RemoteBrowserError("timeout", `no turn in the request budget within the ${this.deadlineMs} ms deadline`, ctx);

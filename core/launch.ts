@@ -88,7 +88,7 @@ export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<Cre
   for (;;) {
     let refusal: RemoteBrowserError;
     try {
-      return await opts.client.createSession(opts.request, undefined, opts.onServerTime, opts.retryWithinMs);
+      return await opts.client.createSession(opts.request, { onServerTime: opts.onServerTime, retryWithinMs: opts.retryWithinMs });
     } catch (err) {
       if (!isRemoteBrowserError(err) || err.code !== "upgrade" || opts.waitMs <= 0) throw err;
       refusal = err;
