@@ -23,7 +23,7 @@ export interface ClientOptions extends Omit<TransportOptions, "baseUrl"> {
 export class RemoteBrowserClient {
   readonly transport: Transport;
   readonly v7: V7Client;
-  /** The polls of sessions waited for, gathered on one tick (status-board.ts). */
+  /** The polls of sessions waited for, gathered on one tick (StatusBoard, below). */
   readonly polls: StatusBoard;
 
   constructor(opts: ClientOptions) {
@@ -81,7 +81,7 @@ export class RemoteBrowserClient {
 
   /**
    * A look at a session being waited for: like `session`, but behind creates and removes in the request
-   * budget, and gathered with the other waiting sessions' looks (status-board.ts).
+   * budget, and gathered with the other waiting sessions' looks (StatusBoard, below).
    */
   pollSession(vmId: string): Promise<SessionEntry | undefined> {
     return this.polls.look(vmId);
@@ -91,7 +91,7 @@ export class RemoteBrowserClient {
    * The spec says the answer lists "only that session", but a service or a proxy that answers with the
    * account's list (newest first, ids masked) would hand a refresh another session's state: a newer, ended
    * one's `deleted` would drop this running session from the stack. So an entry is this session's only when
-   * it is the answer's one entry and its id agrees with `vmId` (masked-id.ts); an empty answer is the spec's
+   * it is the answer's one entry and its id agrees with `vmId` (maskedIdMatches, below); an empty answer is the spec's
    * "no such session". Any other answer is asked again, `READ_ATTEMPTS` times in all, and then fails -- a
    * failed read keeps the session where it is recorded, which "gone" would not.
    */
@@ -257,7 +257,7 @@ function validRequest<T>(schema: z.ZodType<T>, req: unknown, operation: string):
  * The list shows ids partly masked, and the spec promises neither that it is complete nor that it is
  * current: a session's own entry may be missing (a list that lags or is capped) while another session's
  * agrees with its visible characters. So a waiting session takes its state from the list only when
- * - exactly one listed entry agrees with its id (masked-id.ts), and that entry agrees with no other
+ * - exactly one listed entry agrees with its id (maskedIdMatches, below), and that entry agrees with no other
  *   waiting session;
  * - the entry was created when the session was, once a read of the session has told when that was;
  * - the entry says `starting`, which only means "look again later" -- and only that is taken, never the
@@ -281,7 +281,7 @@ export const LIST_FROM = 3;
 
 /**
  * How long a session may be answered from the list since it was last read on its own (or first looked at).
- * Twice the wait's longest interval between looks (5 s, core/wait.ts): a session waiting longer than this is
+ * Twice the wait's longest interval between looks (5 s, core/launch.ts): a session waiting longer than this is
  * read on its own at least every other look, so a list that lags, lacks the session's entry or shows another
  * session's in its place delays noticing it running by at most this plus one look -- far inside the readiness
  * time-out (300 s by default) -- while the sessions of a busy key, which wait seconds, keep the whole saving.

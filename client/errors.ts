@@ -89,7 +89,7 @@ const SUMMARIES: Record<"denied" | "upgrade" | "insecure" | "error", (reason?: s
 const CODES = { denied: "denied", upgrade: "upgrade", insecure: "insecure", error: "service" } as const;
 
 /**
- * Maps a non-ok answer to the error of its family. The service's words pass through `scrub` (see scrub.ts)
+ * Maps a non-ok answer to the error of its family. The service's words pass through `scrub` (see serviceTextScrubber, below)
  * on their way into the error: its `serverMessage`, its message, and whatever later errors quote of them.
  */
 export function errorFromAnswer(

@@ -11,7 +11,7 @@ export interface ProviderConfig {
   waitForCapacitySeconds: number;
   /** How long one request may take before it counts as failed (and is retried where that is safe). */
   requestTimeoutSeconds: number;
-  /** The stack's secret that keys the derived idempotency keys (see keys.ts); none: they are plain hashes. */
+  /** The stack's secret that keys the derived idempotency keys (see launch.ts); none: they are plain hashes. */
   idempotencySecret?: string;
 }
 

@@ -63,7 +63,7 @@ export class ProviderContext {
   /**
    * The engine showed `vmId` as a resource's recorded session (a diff or a refresh of it). A create in this
    * process that its idempotency key answers with that session is creating its replacement, never a retry
-   * of its own: see create.ts.
+   * of its own: see controller.ts.
    */
   recordedSessionShown(vmId: string): void {
     if (vmId) this.recordedSessions.add(vmId);
@@ -77,7 +77,7 @@ export class ProviderContext {
 
   /**
    * A create in this process handed the engine `vmId`, a session started before it asked (by an earlier
-   * run, under the same idempotency key): see delete.ts.
+   * run, under the same idempotency key): see controller.ts.
    */
   handedOverEarlierSession(vmId: string): void {
     this.handedOverSessions.add(vmId);
@@ -137,7 +137,7 @@ export class ProviderContext {
     }
   }
 
-  /** A new fingerprint of the configured key's account and service, to record with a session (see owner.ts). */
+  /** A new fingerprint of the configured key's account and service, to record with a session (see state.ts). */
   async owner(): Promise<string> {
     return ownerFingerprint(await this.identity());
   }
@@ -215,7 +215,7 @@ export function reporterOn(diagnostics: Diagnostics, urn: string | undefined): R
 
 /**
  * What differs between the API versions beyond the operations, which keep each version's way beside the
- * other's in the file of their operation (create.ts, adopt.ts, read.ts, delete.ts). The configured version
+ * other's in their operation (controller.ts). The configured version
  * decides how new sessions start and how check reads the account; a recorded session's own version
  * decides how refresh and destroy treat it. Version 7 has no status, end or image operation, no `egress`
  * and no `idempotencyKey`: its sessions are started and not waited for, refresh keeps what was recorded,

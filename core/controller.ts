@@ -418,7 +418,7 @@ function startedBefore(entry: { created: string }, answeredAt: number): boolean 
  * Import: takes over a session that was started elsewhere, by the configured key's account. The status
  * operation tells its state, browser and start time but not its share link, so an adopted session has
  * no shareUrl; its other inputs are recorded as declared, unconfirmed, and a warning says so
- * (core/imported.ts). It records the account's fingerprint, like a session this provider started.
+ * (core/declaration.ts, markUnconfirmed). It records the account's fingerprint, like a session this provider started.
  */
 export async function adoptV8(ctx: ProviderContext, req: AdoptSessionRequest): Promise<{ id: string; outs: SessionOutputs }> {
   const { inputs, vmId } = req;

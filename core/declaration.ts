@@ -13,7 +13,7 @@ import { KeyRefusedError } from "./errors";
  *
  * Rules are the service's own (the API reference, as the emulator enforces them), so that preview refuses
  * exactly what a create would be refused for -- no more, no less. Rules that need the service's catalog
- * (enabled browsers, listed locations, residential countries) are in check.ts.
+ * (enabled browsers, listed locations, residential countries) are in check, below.
  */
 
 /** The value the engine passes for an input that is not known yet (during preview). */
@@ -229,7 +229,7 @@ export interface SessionOutputs extends SessionInputs {
   locationReason?: string;
   /** The API version the session was started with: it decides what refresh and destroy can do. */
   apiVersion: "v8" | "v7";
-  /** See owner.ts; absent in state written by 0.1.0 (see stateUpgrades.ts). */
+  /** See state.ts; absent in state written by 0.1.0. */
   owner?: string;
 }
 

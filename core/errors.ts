@@ -112,7 +112,7 @@ export type CancelledError = InstanceType<typeof CancelledError>;
 export const ImportError = member("import_failed", "ImportError");
 export type ImportError = InstanceType<typeof ImportError>;
 
-/** A session bound to one account and service, asked about with the key of another (see owner.ts). */
+/** A session bound to one account and service, asked about with the key of another (see state.ts). */
 export class AccountMismatchError extends ProviderError {
   static readonly CODE = "account_mismatch";
   readonly code = "account_mismatch" as const;

@@ -26,7 +26,7 @@ import { AccountMismatchError, OwnerUnprovenError } from "./errors";
  *
  * Format: `acct2-<16 hex salt>-<16 hex contact digest>[+<16 hex subscription digest>...]@svc-<12 hex>`.
  * What earlier releases recorded instead (nothing, or a hash of the contact), and how it is still read:
- * stateUpgrades.ts.
+ * below, after the current form.
  */
 
 /** What the service says identifies the configured key's account, and where it is. */
@@ -59,7 +59,7 @@ export function serviceAddress(baseUrl: string): string {
 /**
  * The owner check's answer for a session of the configured account. `proven`: the record shows that this
  * account made the session, so that "unknown" may be taken for "gone" (records of earlier releases prove
- * nothing: see stateUpgrades.ts). `record` is what the session should record from now on (see read.ts).
+ * nothing: see ownerRecordKind below). `record` is what the session should record from now on (see read in controller.ts).
  */
 export interface SameOwner {
   proven: boolean;
@@ -71,7 +71,7 @@ const CURRENT = /^acct2-([0-9a-f]{16})-([0-9a-f]{16})((?:\+[0-9a-f]{16})*)@(svc-
 /**
  * Refuses to act on a session recorded under another account or service, or with a record this version
  * cannot read; otherwise says that the record proves ownership. Records of earlier releases are read by
- * stateUpgrades.ts, which hands the others here.
+ * assertSameOwner below, which hands the others here.
  */
 export function assertCurrentOwner(vmId: string, text: string, identity: OwnerIdentity, doing: string): SameOwner {
   const current = CURRENT.exec(text);
@@ -142,16 +142,16 @@ export function hash(domain: string, value: string): string {
 /**
  * What the state of earlier releases holds that this one no longer writes, and how each is still read,
  * in one place. A session's state is not rewritten by an upgrade of the package: where the service shows
- * the session to the configured account, its next refresh records the current form (read.ts), so that a
+ * the session to the configured account, its next refresh records the current form (read in controller.ts), so that a
  * stack's first refresh after the upgrade is its state upgrade.
  *
- * The owner record (owner.ts), by the release that wrote it:
+ * The owner record (above), by the release that wrote it:
  * - `0.1.0`: none. Nothing shows which account made the session, so "unknown" is never taken for "gone"
  *   (unprovenOwner below), and destroy does not read the account to compare.
  * - `contact-hash` (builds before the salted fingerprint): `acct-<12 hex>@svc-<12 hex>`, a hash of the
  *   lower-cased, trimmed contact. It is compared, and a mismatch refused, but it proves nothing: two
  *   accounts whose contacts differ only in case share it.
- * - `current`: owner.ts's salted fingerprint (or a record this version cannot read, which owner.ts refuses).
+ * - `current`: the salted fingerprint above (or a record this version cannot read, which assertCurrentOwner refuses).
  */
 export type OwnerRecordKind = "0.1.0" | "contact-hash" | "current";
 

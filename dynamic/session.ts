@@ -15,7 +15,7 @@ export type { DynamicInputs } from "./wireFields";
 /**
  * BrowserSession's dynamic provider, the front that stored providers of every release reach through
  * dynamic/index.ts: one method per engine call, each translating the dynamic resource's wire fields into
- * what the core's operation takes (check.ts, diff.ts, create.ts, read.ts, delete.ts).
+ * what the core's operation takes (core/declaration.ts: check, diff; core/controller.ts: create, read, delete).
  */
 export class SessionProvider {
   readonly ctx: ProviderContext;

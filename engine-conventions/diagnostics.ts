@@ -32,7 +32,7 @@ export interface Diagnostic {
 export type Channel = (d: Diagnostic) => Promise<void>;
 
 /**
- * The operations' reports as the engine shows them (core/report.ts): one connection to the engine's Log
+ * The operations' reports as the engine shows them (core/context.ts): one connection to the engine's Log
  * RPC, opened at the first message and kept for every later one to the same engine. `channel` stands in for
  * that connection (tests): `null` as where none could be opened. `address` defaults to the engine's as
  * engineAddress() in liveness.ts knows it (Handshake's, else the plugin's first argument).

@@ -5,7 +5,7 @@ import { FUNCTIONS } from "./functions";
 
 /**
  * The part of the package schema that the plugin serves natively: the BrowserSession resource, the data
- * sources, the stack config and the explicit provider. Derived from the field table (core/fields.ts)
+ * sources, the stack config and the explicit provider. Derived from the field table (core/declaration.ts)
  * and the settings table (core/config.ts), so the schema, check, diff and the generated SDKs cannot
  * drift apart; the component's part comes from plugin/schema.json.
  */
@@ -216,7 +216,7 @@ const providerInputs = Object.fromEntries(
   }),
 );
 
-/** The native part of the schema but its resources (registry.ts), merged with the component's by the plugin. */
+/** The native part of the schema but its resources (the registry in resource.ts), merged with the component's by the plugin. */
 export const NATIVE_SCHEMA = {
   config: { variables: settings },
   provider: {

@@ -44,7 +44,7 @@ export function markSecretOutputs(schema: PackageSchema): PackageSchema {
  * The text of `plugin/schema.json`: the derived schema without its `version`, which the plugin takes
  * from the installed package's `package.json` when it serves the schema, and without the `description`
  * the analyzer copies from package.json (the npm package's, which holds the dynamic provider too): what the
- * schema says of the package is packageMetadata.ts's, for the native provider.
+ * schema says of the package is packageMetadata's (servedSchema.ts), for the native provider.
  */
 export function schemaFileText(schema: PackageSchema): string {
   const { version: _version, description: _description, ...rest } = schema;

@@ -72,7 +72,7 @@ export class NativeBrowserSessions {
    * Refresh (with the recorded outputs), or import and `get` (by id alone: no outputs recorded). An import
    * hands back the one input the service lets us recover, the browser, and marks the others unconfirmed,
    * with a warning: the engine's Read of an import carries no inputs, so what the program declares reaches
-   * the plugin only at the diff that follows (core/imported.ts).
+   * the plugin only at the diff that follows (core/declaration.ts, markUnconfirmed).
    */
   async read(id: string, props: Record<string, unknown>, inputs: Record<string, unknown>, urn?: string) {
     if (Object.keys(props).length > 0) this.ctx.recordedSessionShown(id);
@@ -136,7 +136,7 @@ const absent = (v: unknown) => v === undefined || v === null;
  * maps the engine's calls of that type onto the core. The served schema (servedSchema.ts) takes its
  * resources from here, and the handlers (handlers.ts) route Check, Diff, Create, Read, Update, Delete and
  * List by it; a type not here is the components' (ReviewSessions), which the SDK's server answers. The type
- * tokens themselves are in tokens.ts, which the component and the front door read without loading this.
+ * tokens themselves are in identity.ts, which the component and the front door read without loading this.
  */
 export interface NativeResource {
   /** Its entry in the package schema's `resources`. */

@@ -29,7 +29,7 @@ export type ShareLanguage = (typeof ShareLanguage)[keyof typeof ShareLanguage];
 
 /**
  * Each output of ReviewSessions is a map, by browser id, of one BrowserSession output: whether it is
- * secret follows from that field's declaration (core/fields.ts), in the schema as in the outputs.
+ * secret follows from that field's declaration (core/declaration.ts), in the schema as in the outputs.
  */
 export const REVIEW_SESSIONS_OUTPUTS = { sessionIds: "vmId", shareUrls: "shareUrl", browserNames: "browserName" } as const;
 

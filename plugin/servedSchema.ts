@@ -22,7 +22,7 @@ export function withVersion(schema: PackageSchema, version: string): PackageSche
 /**
  * The whole package as the plugin serves it: the components' part (derived by the analyzer) and the native
  * part (derived from the field and settings tables); their types share one namespace. The package's own
- * metadata and language sections are the native part's (plugin/packageMetadata.ts), from `identity`.
+ * metadata and language sections are the native part's (packageMetadata, below), from `identity`.
  */
 export function withNativeSchema(components: PackageSchema, identity: PluginIdentity = pluginIdentity()): PackageSchema {
   return {

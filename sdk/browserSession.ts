@@ -53,7 +53,7 @@ export interface BrowserSessionArgs {
 
 /**
  * The args and outputs above are written out for their docs; they must name exactly the fields of the
- * provider's field table (core/fields.ts), which this checks when the package is compiled.
+ * provider's field table (core/declaration.ts), which this checks when the package is compiled.
  */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const argsMatchFields: Same<keyof BrowserSessionArgs, InputName> = true;
@@ -129,7 +129,7 @@ export class BrowserSession extends pulumi.CustomResource {
     );
     for (const field of [...Object.keys(OUTPUTS), ...DYNAMIC_OUTPUTS]) props[field] = undefined;
     // What `pulumi.dynamic.Resource` registers -- its type, with the stored provider as `__provider` --
-    // without its constructor, which runs the closure serialiser on every construction (see storedProvider.ts).
+    // without its constructor, which runs the closure serialiser on every construction (see STORED_PROVIDER_TEXT, below).
     super(
       DYNAMIC_SESSION_TYPE,
       name,
