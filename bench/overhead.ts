@@ -102,7 +102,7 @@ async function create(client: RemoteBrowserClient, key: string): Promise<Created
 
 /** ...then the wait loop, with the strategy's schedule. */
 async function waitFor(client: RemoteBrowserClient, schedule: PollSchedule, c: Created): Promise<Running> {
-  const outcome = await waitForRunning({ client, vmId: c.vmId, timeoutMs: 600_000, schedule });
+  const outcome = await waitForRunning({ client, vmId: c.vmId, timeoutMs: 600_000, looks: { schedule } });
   const tNoticed = Date.now();
   if (outcome.kind !== "running") throw new Error(`session ${c.vmId} did not run: ${outcome.kind}`);
   return { ...c, tNoticed };

@@ -180,6 +180,26 @@ export const systemClock: Clock = Object.freeze({
 });
 
 /**
+ * What every wait of the provider (for capacity, for a session to run) looks at between its steps: the
+ * time, and whether to stop -- the engine gone, the update cancelled -- without touching anything more.
+ * A ProviderContext is one; a test hands in a virtual clock.
+ */
+export interface Waiting {
+  /** @default systemClock, part by part */
+  readonly clock?: Partial<Clock>;
+  /** False once the engine is gone: the wait stops. @default always there */
+  readonly engineAlive?: () => boolean;
+  /** True once the update is cancelled: the wait stops. @default never */
+  cancelled?(): boolean;
+}
+
+/** `w`'s clock, the system's for what it leaves out. */
+export function clockOf(w: Waiting | undefined): Clock {
+  const c = w?.clock;
+  return { now: c?.now ?? systemClock.now, sleep: c?.sleep ?? systemClock.sleep, random: c?.random ?? systemClock.random };
+}
+
+/**
  * What an operation tells the user while it runs. The core says what to tell; each front says how it
  * reaches the user (the engine's Log call, see engine-conventions/diagnostics.ts) and hands that in
  * through the context, so that no operation reaches for a channel of its own.

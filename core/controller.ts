@@ -136,17 +136,15 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
     // depend on how well our clock agrees with the service's.
     let answeredAt = clock.now();
     const start = () => createWhenCapacity({
-      onServerTime: (ms) => (answeredAt = ms),
-      // Refusals for the rate limit are retried within the resource's own deadline when it is under 60 s.
-      retryWithinMs: Math.max(0, deadline - clock.now()),
       client,
-      request: { ...request, idempotencyKey: key },
+      create: {
+        request: { ...request, idempotencyKey: key },
+        onServerTime: (ms) => (answeredAt = ms),
+        // Refusals for the rate limit are retried within the resource's own deadline when it is under 60 s.
+        retryWithinMs: Math.max(0, deadline - clock.now()),
+      },
       waitMs: capacityWaitMs,
-      engineAlive: ctx.engineAlive,
-      cancelled: ctx.cancelled,
-      sleep: clock.sleep,
-      now: clock.now,
-      random: clock.random,
+      waiting: ctx,
       onWaiting: (q) =>
         void report.warning(
           `${sessionName(req.name)}: the account's running limit is reached (${q.running_sessions_used} of ${q.running_session_limit}); ` +
@@ -187,13 +185,9 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
         client: { session: (id) => client.pollSession(id) },
         vmId,
         timeoutMs: Math.max(0, deadline - clock.now()),
-        schedule: ctx.schedule,
-        sleep: clock.sleep,
-        now: clock.now,
-        engineAlive: ctx.engineAlive,
-        cancelled: ctx.cancelled,
+        waiting: ctx,
         // Past the first key the answer is likely a replay of an ended session: look at once.
-        pollFirst: step > 0,
+        looks: { schedule: ctx.schedule, pollFirst: step > 0 },
         onProgress: progress.waiting,
       });
     } catch (err) {
@@ -431,11 +425,8 @@ export async function adoptV8(ctx: ProviderContext, req: AdoptSessionRequest): P
     client,
     vmId,
     timeoutMs: (inputs.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS) * 1000,
-    schedule: ctx.schedule,
-    sleep: ctx.clock.sleep,
-    now: ctx.clock.now,
-    engineAlive: ctx.engineAlive,
-    cancelled: ctx.cancelled,
+    waiting: ctx,
+    looks: { schedule: ctx.schedule },
     onProgress: sessionProgress(ctx.reporter(req.urn)).waiting,
   });
   if (outcome.kind !== "running") throw new ImportError(`importing ${vmId}: it did not reach running (${describe(outcome)})`, { vmId });

@@ -3,7 +3,7 @@ import { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX } from "../client/errors";
 import { API_INPUTS, presentOf } from "./declaration";
 import { RemoteBrowserError, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type QuotaAnswer, type RemoteBrowserClient, hasEndedOrFailed, type SessionEntry, type SessionStatus } from "../client";
 import { CancelledError, EngineGoneError } from "./errors";
-import type { PollSchedule, Reporter } from "./context";
+import { clockOf, type PollSchedule, type Reporter, type Waiting } from "./context";
 
 /**
  * Idempotency keys. A key must be the same for every attempt to create one generation of a resource --
@@ -57,19 +57,13 @@ function sha256(s: string): string {
  */
 export interface CapacityWaitOptions {
   client: Pick<RemoteBrowserClient, "createSession" | "quota">;
-  request: CreateRequest;
+  /** The create to send, with the client's options for it (the retry budget for rate-limit refusals, shorter
+   * than the client's 60 s when the resource's deadline is; the service's clock, told when it answers). */
+  create: { request: CreateRequest } & NonNullable<Parameters<RemoteBrowserClient["createSession"]>[1]>;
   /** 0: no wait, the first `upgrade` is final. */
   waitMs: number;
-  engineAlive: () => boolean;
-  /** The update was cancelled: no further create is tried. */
-  cancelled?: () => boolean;
-  sleep: (ms: number) => Promise<void>;
-  now: () => number;
-  random: () => number;
-  /** A shorter retry budget for refusals of the rate limit than the client's 60 s (see client/transport.ts). */
-  retryWithinMs?: number;
-  /** Told the service's clock when the create is answered. */
-  onServerTime?: (ms: number) => void;
+  /** The clock, and when to stop waiting. */
+  waiting: Waiting;
   /** Called once, when the first wait starts. */
   onWaiting?: (quota: QuotaAnswer) => void;
   /** Told about once a second while waiting: slots in use, the limit, and how long the wait has lasted. */
@@ -80,15 +74,17 @@ export interface CapacityWaitOptions {
 const MAX_PAUSE_MS = 5_000;
 
 export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<CreateAnswer> {
-  const start = opts.now();
+  const clock = clockOf(opts.waiting);
+  const { request, ...sending } = opts.create;
+  const start = clock.now();
   let pauses = 0;
   let refusedWithRoom = 0;
   // Queued from the first create on: its refusal comes a round trip later.
-  const report = throttled(opts.onProgress, opts.now, start);
+  const report = throttled(opts.onProgress, clock.now, start);
   for (;;) {
     let refusal: RemoteBrowserError;
     try {
-      return await opts.client.createSession(opts.request, { onServerTime: opts.onServerTime, retryWithinMs: opts.retryWithinMs });
+      return await opts.client.createSession(request, sending);
     } catch (err) {
       if (!isRemoteBrowserError(err) || err.code !== "upgrade" || opts.waitMs <= 0) throw err;
       refusal = err;
@@ -102,8 +98,8 @@ export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<Cre
     }
     refusedWithRoom = 0;
     // Jittered, growing pauses: stacks waiting on one account do not retry in lockstep.
-    const pause = Math.round(Math.min(MAX_PAUSE_MS, 500 * 1.5 ** pauses) * (0.5 + opts.random() / 2));
-    const waited = opts.now() - start;
+    const pause = Math.round(Math.min(MAX_PAUSE_MS, 500 * 1.5 ** pauses) * (0.5 + clock.random() / 2));
+    const waited = clock.now() - start;
     if (waited + pause > opts.waitMs) {
       throw new RemoteBrowserError(
         "upgrade",
@@ -114,12 +110,12 @@ export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<Cre
     }
     if (pauses === 0) opts.onWaiting?.(quota);
     pauses++;
-    const tell = () => report({ queuedMs: opts.now() - start, runningUsed: quota.running_sessions_used, runningLimit: quota.running_session_limit });
+    const tell = () => report({ queuedMs: clock.now() - start, runningUsed: quota.running_sessions_used, runningLimit: quota.running_session_limit });
     tell();
-    if (opts.onProgress) await sleepTelling(pause, opts.sleep, tell);
-    else await opts.sleep(pause);
-    if (!opts.engineAlive()) throw new EngineGoneError("the engine went away while waiting for a free running slot; no session was started");
-    if (opts.cancelled?.()) throw new CancelledError("the update was cancelled while waiting for a free running slot; no session was started");
+    if (opts.onProgress) await sleepTelling(pause, clock.sleep, tell);
+    else await clock.sleep(pause);
+    if (opts.waiting.engineAlive && !opts.waiting.engineAlive()) throw new EngineGoneError("the engine went away while waiting for a free running slot; no session was started");
+    if (opts.waiting.cancelled?.()) throw new CancelledError("the update was cancelled while waiting for a free running slot; no session was started");
   }
 }
 
@@ -155,15 +151,13 @@ export interface WaitOptions {
   client: Pick<RemoteBrowserClient, "session">;
   vmId: string;
   timeoutMs: number;
-  schedule?: PollSchedule;
-  /** Checked before each poll; when it says false the wait stops without touching the session. */
-  engineAlive?: () => boolean;
-  /** Checked before each poll: the update was cancelled, the wait stops without touching the session. */
-  cancelled?: () => boolean;
-  sleep?: (ms: number) => Promise<void>;
-  now?: () => number;
-  /** Look at once, before the first delay (used when adopting a session that may be running already). */
-  pollFirst?: boolean;
+  /** The clock, and when to stop: checked before each poll, a stop touches nothing. */
+  waiting?: Waiting;
+  /**
+   * When to look: `schedule` (@default DEFAULT_POLL_SCHEDULE), and `pollFirst`, at once before the first
+   * delay (when the session may be running already).
+   */
+  looks?: { schedule?: PollSchedule; pollFirst?: boolean };
   /**
    * Told about once a second how long the wait has lasted and the state last seen (long pauses are cut
    * up for it), and once more with the outcome, which is waited for: it must reach the display before
@@ -172,11 +166,9 @@ export interface WaitOptions {
   onProgress?: (p: WaitProgress) => void | Promise<void>;
 }
 
-const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 /** Polls the session's status until it is running, has failed or ended, or the deadline passes. */
 export async function waitForRunning(opts: WaitOptions): Promise<WaitOutcome> {
-  const now = opts.now ?? Date.now;
+  const { now } = clockOf(opts.waiting);
   const start = now();
   const outcome = await poll(opts, now, start);
   // The display keeps a row's last status line after its step: make it the outcome, not "starting".
@@ -191,8 +183,8 @@ export async function waitForRunning(opts: WaitOptions): Promise<WaitOutcome> {
 }
 
 async function poll(opts: WaitOptions, now: () => number, start: number): Promise<WaitOutcome> {
-  const schedule = opts.schedule ?? DEFAULT_POLL_SCHEDULE;
-  const sleep = opts.sleep ?? realSleep;
+  const schedule = opts.looks?.schedule ?? DEFAULT_POLL_SCHEDULE;
+  const { sleep } = clockOf(opts.waiting);
   let polls = 0;
   let last: SessionStatus | undefined;
   let first = true;
@@ -200,15 +192,15 @@ async function poll(opts: WaitOptions, now: () => number, start: number): Promis
   const tell = () => report({ waitedMs: now() - start, state: last });
   for (;;) {
     const elapsed = now() - start;
-    if (!(first && opts.pollFirst)) {
+    if (!(first && opts.looks?.pollFirst)) {
       const delay = Math.min(nextPollDelay(elapsed, schedule), Math.max(0, opts.timeoutMs - elapsed));
       if (delay <= 0 && elapsed >= opts.timeoutMs) return { kind: "timeout", last, polls };
       if (opts.onProgress) await sleepTelling(delay, sleep, tell);
       else await sleep(delay);
     }
     first = false;
-    if (opts.engineAlive && !opts.engineAlive()) return { kind: "engine-gone", polls };
-    if (opts.cancelled?.()) return { kind: "cancelled", polls };
+    if (opts.waiting?.engineAlive && !opts.waiting.engineAlive()) return { kind: "engine-gone", polls };
+    if (opts.waiting?.cancelled?.()) return { kind: "cancelled", polls };
     const entry = await opts.client.session(opts.vmId);
     polls++;
     if (!entry) return { kind: "unknown", polls };
