@@ -1,6 +1,6 @@
 import { type ApiVersion, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type V7CreateRequest, hasEndedOrFailed, type SessionEntry, isMasked } from "../client";
 import type { ProviderContext, Reporter } from "./context";
-import { type SessionInputs, API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS, type SessionOutputs, errorText, fromEntry, mirrorInputs, unconfirmedWarning, inputsFrom, presentOf, withoutNulls } from "./declaration";
+import { type SessionInputs, API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS, type SessionOutputs, errorText, fromEntry, mirrorInputs, unconfirmedWarning, inputsFrom, presentOf, SECRET_OUTPUTS, withoutNulls } from "./declaration";
 import { createWhenCapacity, sessionName, sessionProgress, generationKey, successorKey, WaitOutcome, describe, waitForRunning } from "./launch";
 import { CancelledError, EndedWhileStartingError, EngineGoneError, IdempotencyKeysExhaustedError, LocationNotAppliedError, NotRunningInTimeError, PreparationFailedError, ProviderError, ProviderErrorContext, SessionKeptError, StaleIdempotencyKeyError, StatusUnreadableError, ImportError, ValidationError } from "./errors";
 import { assertSameOwner, unprovenOwner, type OwnerIdentity, recordsOwner } from "./state";
@@ -384,6 +384,21 @@ async function failAndRemove(
     );
   }
   throw new f.Failure(`${f.why}; the session was ended`, { vmId: outs.vmId });
+}
+
+/**
+ * A create's failure as a front throws it to its host: a SessionKeptError that carries a session's outputs
+ * becomes the engine's "created but failed to initialise" (SessionKeptError.recordedAs), recording the
+ * outputs in the front's `shape` but for the secret ones -- the dynamic provider host records a failed
+ * create's properties as given, with no way to mark one secret, and a kept session needs nothing but its
+ * id and owner for the destroy that ends it -- so that one failed create leaves the same state whichever
+ * front served it. Any other error is thrown as it is.
+ */
+export function asInitFailure(err: unknown, shape: (recorded: Record<string, unknown>) => Record<string, unknown>): unknown {
+  if (!(err instanceof SessionKeptError) || !err.outputs) return err;
+  const o = err.outputs;
+  const recorded = Object.fromEntries(Object.keys(o).filter((k) => !(SECRET_OUTPUTS as readonly string[]).includes(k)).map((k) => [k, o[k]]));
+  return err.recordedAs(() => shape(withoutNulls(recorded)));
 }
 
 /** The request the service is sent: the API inputs that are set. */

@@ -1,8 +1,7 @@
 import { check, type Failure, diff, update, type SessionInputs, type SessionOutputs, withoutNulls } from "../core/declaration";
 import { ProviderContext, type ProviderDeps } from "../core/context";
-import { create, del, read, type ReadResult } from "../core/controller";
+import { asInitFailure, create, del, read, type ReadResult } from "../core/controller";
 import { engineDiagnostics } from "../engine-conventions/diagnostics";
-import { asInitFailure } from "../engine-conventions/initFailure";
 import { engineWatcher } from "../engine-conventions/liveness";
 import { isUrn, urnName } from "../engine-conventions/wire";
 import { RECORDED, withIdempotencyKey, type DynamicInputs } from "./wireFields";

@@ -1,9 +1,8 @@
 import { check, type Failure, diff, update, INPUTS, SECRET_OUTPUTS, type SessionInputs, markUnconfirmed, unconfirmedWarning, withDeclaredAdopted, withoutNulls } from "../core/declaration";
 import type { ProviderContext } from "../core/context";
-import { create, del, read, readById } from "../core/controller";
+import { asInitFailure, create, del, read, readById } from "../core/controller";
 import { ConfigError } from "../core/errors";
 import { parseSessionsArgs, sessionsResult } from "../core/dataSources";
-import { asInitFailure } from "../engine-conventions/initFailure";
 import { reveal, unwrapProperties, wrapSecrets, urnName, isBookkeeping, withoutBookkeeping } from "../engine-conventions/wire";
 import { browserSessionSchema } from "./nativeSchema";
 import type { ResourceSpec } from "./packageSchema";

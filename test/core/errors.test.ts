@@ -14,8 +14,7 @@ import {
   SessionKeptError,
   isProviderError,
 } from "../../core/errors";
-import { settlement } from "../../core/controller";
-import { asInitFailure } from "../../engine-conventions/initFailure";
+import { asInitFailure, settlement } from "../../core/controller";
 import type { WaitOutcome } from "../../core/launch";
 
 /** A second copy of errors.ts, loaded apart from this one (as a bundled or duplicated package would be). */
