@@ -3,7 +3,7 @@
  * plugin serves. The schema analyzer of `@pulumi/pulumi/provider/experimental` starts from this file to
  * find them; `plugin/schema.json` is what it derives.
  */
-import { isRunPlugin } from "./engine-conventions/processes";
+import { isRunPlugin } from "./engine-conventions/liveness";
 import { serve } from "./plugin/host";
 
 export { ReviewSessions, ShareLanguage } from "./plugin/reviewSessions";

@@ -5,7 +5,8 @@
  * measured median can be trusted not to be luck: with preparation times spread over a narrow window the
  * median depends on where the polls fall in that window, which the computation shows exactly.
  */
-import { PollSchedule, nextPollDelay } from "../core/wait";
+import type { PollSchedule } from "../core/context";
+import { nextPollDelay } from "../core/launch";
 
 /** What a call costs besides the wait itself; the defaults are what an idle 2-core machine shows on loopback. */
 export interface ModelCosts {

@@ -9,9 +9,9 @@
  *   overhead = (time from sending create to noticing running) - (the emulator's runningAt - created)
  */
 import { RemoteBrowserClient } from "../client";
-import { startEmulator } from "../emulator";
-import type { Emulator } from "../emulator";
-import { DEFAULT_POLL_SCHEDULE, PollSchedule, waitForRunning } from "../core/wait";
+import { startEmulator, type Emulator } from "../emulator";
+import type { PollSchedule } from "../core/context";
+import { DEFAULT_POLL_SCHEDULE, waitForRunning } from "../core/launch";
 import { modelPoint } from "./model";
 import { Printer, fixed, mean, median, ms, quantile, table, yesNo } from "./report";
 
@@ -102,7 +102,7 @@ async function create(client: RemoteBrowserClient, key: string): Promise<Created
 
 /** ...then the wait loop, with the strategy's schedule. */
 async function waitFor(client: RemoteBrowserClient, schedule: PollSchedule, c: Created): Promise<Running> {
-  const outcome = await waitForRunning({ client, vmId: c.vmId, timeoutMs: 600_000, schedule });
+  const outcome = await waitForRunning({ client, vmId: c.vmId, timeoutMs: 600_000, looks: { schedule } });
   const tNoticed = Date.now();
   if (outcome.kind !== "running") throw new Error(`session ${c.vmId} did not run: ${outcome.kind}`);
   return { ...c, tNoticed };

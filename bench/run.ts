@@ -23,7 +23,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { findPulumiBin } from "../runner";
-import type { PollSchedule } from "../core/wait";
+import type { PollSchedule } from "../core/context";
 import { OverheadResult, modelledPoints, printOverhead, runOverhead } from "./overhead";
 import { Printer } from "./report";
 import { ScaleResult, printScaleResult, runScale } from "./scale";

@@ -1,11 +1,7 @@
 export * from "./client";
 export * from "./errors";
-export * from "./retry";
+export * from "./transport";
 export * from "./schemas";
-export { Transport, defaultDispatcher } from "./transport";
 export { isLoopbackHost } from "./loopback";
-export type { TransportOptions, AttemptEvent, Call } from "./transport";
-export * from "./masked-id";
 export * from "./rate-budget";
-export { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX, SERVICE_TEXT_MAX, serviceTextScrubber } from "./scrub";
-export * from "./status-board";
+export { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX, SERVICE_TEXT_MAX, serviceTextScrubber } from "./errors";

@@ -1,6 +1,6 @@
 /**
  * The service's fixed values (spec: the share locales, the request limits, the session states), apart from
- * the schemas that use them: a program that declares sessions reads these through core/fields.ts without
+ * the schemas that use them: a program that declares sessions reads these through core/declaration.ts without
  * loading zod and every schema.
  */
 

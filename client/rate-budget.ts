@@ -236,3 +236,19 @@ export function sharedBudget(origin: string, keyDigest: string): RequestBudget {
   if (!budget) budgets.set(name, (budget = new RequestBudget()));
   return budget;
 }
+
+/**
+ * A turn of the budget that its holder already waited for, handed to the call that spends it. Spent once:
+ * the call's retries, and any later call handed the same turn, wait for turns of their own. The pacing a
+ * call needs is so passed with it, not remembered by the layers it goes through.
+ */
+export class HeldTurn {
+  private spent = false;
+
+  /** True the first time only: the turn goes to that attempt. */
+  spend(): boolean {
+    const first = !this.spent;
+    this.spent = true;
+    return first;
+  }
+}

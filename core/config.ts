@@ -11,7 +11,7 @@ export interface ProviderConfig {
   waitForCapacitySeconds: number;
   /** How long one request may take before it counts as failed (and is retried where that is safe). */
   requestTimeoutSeconds: number;
-  /** The stack's secret that keys the derived idempotency keys (see keys.ts); none: they are plain hashes. */
+  /** The stack's secret that keys the derived idempotency keys (see launch.ts); none: they are plain hashes. */
   idempotencySecret?: string;
 }
 
@@ -117,6 +117,11 @@ export function plainCredentialWarning(key: string): string {
     `(or the project's Pulumi.yaml, which is usually committed), and in the stack's update history. Store it as a secret: ` +
     `\`pulumi config set --secret ${meant}\`${rm} (it reads the value from standard input), or pass it in the environment instead.`
   );
+}
+
+/** The warning for a key that is no setting, `where` naming it as its front knows it: one text for both fronts. */
+export function notASettingWarning(where: string): string {
+  return `${where} is not a setting of the remote-browser provider and is ignored (its settings: ${Object.keys(CONFIG_FIELDS).join(", ")})`;
 }
 
 /** Whether `name` (without the namespace) is one of the provider's settings, by an own-property lookup. */

@@ -1,17 +1,7 @@
-import { isRemoteBrowserError } from "../client";
-import type { AccountAnswer, ImagesAnswer, RemoteBrowserClient, V7AccountAnswer } from "../client";
-import type { Clock } from "./clock";
-import { systemClock } from "./clock";
+import { isRemoteBrowserError, type AccountAnswer, type ImagesAnswer, RemoteBrowserClient, type V7AccountAnswer, type ApiVersion } from "../client";
 import { ProviderConfig, loadConfig } from "./config";
-import { clientForConfig } from "./configuredClient";
 import { KeyRefusedError } from "./errors";
-import { identityOf, ownerFingerprint } from "./owner";
-import type { OwnerIdentity } from "./owner";
-import { STDERR_DIAGNOSTICS, reporterOn } from "./report";
-import type { Diagnostics, Reporter } from "./report";
-import type { ApiVersionBehaviour } from "./versions";
-import { behaviourOf } from "./versions";
-import type { PollSchedule } from "./wait";
+import { identityOf, ownerFingerprint, type OwnerIdentity } from "./state";
 
 /** What the operations are given instead of globals: replaced in tests. */
 export interface ProviderDeps {
@@ -73,7 +63,7 @@ export class ProviderContext {
   /**
    * The engine showed `vmId` as a resource's recorded session (a diff or a refresh of it). A create in this
    * process that its idempotency key answers with that session is creating its replacement, never a retry
-   * of its own: see create.ts.
+   * of its own: see controller.ts.
    */
   recordedSessionShown(vmId: string): void {
     if (vmId) this.recordedSessions.add(vmId);
@@ -87,7 +77,7 @@ export class ProviderContext {
 
   /**
    * A create in this process handed the engine `vmId`, a session started before it asked (by an earlier
-   * run, under the same idempotency key): see delete.ts.
+   * run, under the same idempotency key): see controller.ts.
    */
   handedOverEarlierSession(vmId: string): void {
     this.handedOverSessions.add(vmId);
@@ -147,7 +137,7 @@ export class ProviderContext {
     }
   }
 
-  /** A new fingerprint of the configured key's account and service, to record with a session (see owner.ts). */
+  /** A new fingerprint of the configured key's account and service, to record with a session (see state.ts). */
   async owner(): Promise<string> {
     return ownerFingerprint(await this.identity());
   }
@@ -169,4 +159,125 @@ export class ProviderContext {
     }
     return this.catalog;
   }
+}
+
+/**
+ * Time and chance, as the provider sees them: one object, so that a test can replace all three at once
+ * (waits of minutes then take no real time, jitter is repeatable).
+ */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  /** A number in [0, 1): jitter of the capacity wait's pauses. */
+  random(): number;
+}
+
+export const systemClock: Clock = Object.freeze({
+  now: () => Date.now(),
+  sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  random: () => Math.random(),
+});
+
+/**
+ * What every wait of the provider (for capacity, for a session to run) looks at between its steps: the
+ * time, and whether to stop -- the engine gone, the update cancelled -- without touching anything more.
+ * A ProviderContext is one; a test hands in a virtual clock.
+ */
+export interface Waiting {
+  /** @default systemClock, part by part */
+  readonly clock?: Partial<Clock>;
+  /** False once the engine is gone: the wait stops. @default always there */
+  readonly engineAlive?: () => boolean;
+  /** True once the update is cancelled: the wait stops. @default never */
+  cancelled?(): boolean;
+}
+
+/** `w`'s clock, the system's for what it leaves out. */
+export function clockOf(w: Waiting | undefined): Clock {
+  const c = w?.clock;
+  return { now: c?.now ?? systemClock.now, sleep: c?.sleep ?? systemClock.sleep, random: c?.random ?? systemClock.random };
+}
+
+/**
+ * What an operation tells the user while it runs. The core says what to tell; each front says how it
+ * reaches the user (the engine's Log call, see engine-conventions/diagnostics.ts) and hands that in
+ * through the context, so that no operation reaches for a channel of its own.
+ */
+
+/** Where reports go, by the resource they belong to (`undefined`: the stack as a whole). */
+export interface Diagnostics {
+  /** A warning the update keeps in its diagnostics. Never rejects. */
+  warning(urn: string | undefined, message: string): Promise<void>;
+  /** A status line on the resource's row, replaced by the next one and gone when its step ends. Never rejects. */
+  status(urn: string | undefined, message: string): Promise<void>;
+}
+
+/** The reports of one operation, on its own resource. */
+export interface Reporter {
+  warning(message: string): Promise<void>;
+  status(message: string): Promise<void>;
+}
+
+/** Outside any front (a test, a script): warnings on standard error, status lines dropped. */
+export const STDERR_DIAGNOSTICS: Diagnostics = {
+  warning: async (_urn, message) => void process.stderr.write(`warning: ${message}\n`),
+  status: async () => undefined,
+};
+
+/** `diagnostics` bound to the resource `urn`. */
+export function reporterOn(diagnostics: Diagnostics, urn: string | undefined): Reporter {
+  return {
+    warning: (message) => diagnostics.warning(urn, message),
+    status: (message) => diagnostics.status(urn, message),
+  };
+}
+
+/**
+ * What differs between the API versions beyond the operations, which keep each version's way beside the
+ * other's in their operation (controller.ts). The configured version
+ * decides how new sessions start and how check reads the account; a recorded session's own version
+ * decides how refresh and destroy treat it. Version 7 has no status, end or image operation, no `egress`
+ * and no `idempotencyKey`: its sessions are started and not waited for, refresh keeps what was recorded,
+ * and destroy can only say that it cannot end them.
+ */
+export interface ApiVersionBehaviour {
+  readonly name: ApiVersion;
+  /** Whether check can consult the catalog (`GET /image`) and the residential allowance. */
+  readonly hasCatalog: boolean;
+  account(client: RemoteBrowserClient): Promise<AccountAnswer | V7AccountAnswer>;
+}
+
+const BEHAVIOURS: Record<ApiVersion, ApiVersionBehaviour> = {
+  v8: { name: "v8", hasCatalog: true, account: (client) => client.account() },
+  v7: { name: "v7", hasCatalog: false, account: (client) => client.v7.account() },
+};
+
+export function behaviourOf(version: ApiVersion): ApiVersionBehaviour {
+  return BEHAVIOURS[version];
+}
+
+/**
+ * The client for these settings: the one place a provider or data source builds one. Apart from the
+ * settings (core/config.ts) so that what only reads them -- a program declaring sessions, the runner --
+ * does not load the client (undici, zod and every schema), a third of their start.
+ */
+export function clientForConfig(cfg: ProviderConfig): RemoteBrowserClient {
+  return new RemoteBrowserClient({ baseUrl: cfg.baseUrl, apiKey: cfg.apiKey, attemptTimeoutMs: cfg.requestTimeoutSeconds * 1000 });
+}
+
+/**
+ * When to look at a starting session again. Noticing late costs the user time in proportion to the
+ * preparation, and every look costs the service a status call: look once after `firstDelayMs`, then every
+ * `minIntervalMs`, then every `growth` of the time waited so far, never less often than every
+ * `maxIntervalMs`. A session is then noticed on average about half an interval late, about `growth / 2`
+ * of its preparation time once the intervals grow; the early first look catches preparations shorter
+ * than one minimum interval without paying for short intervals throughout.
+ */
+export interface PollSchedule {
+  /** @default minIntervalMs */
+  firstDelayMs?: number;
+  minIntervalMs: number;
+  growth: number;
+  maxIntervalMs: number;
 }

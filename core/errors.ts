@@ -7,9 +7,9 @@
  * copy of these classes (two versions in one node_modules, or a bundled copy). So each error carries a
  * `Symbol.for` brand, and `instanceof` is answered from the brand and the code, not from the prototype.
  *
- * Only a {@link SessionKeptError} of a failed create is given an `id`, by the front: the dynamic provider
- * host treats any error with an `id` as "created but failed to initialise" and keeps the resource in the
- * state. The others name the session `vmId`, so that they can never be mistaken for that.
+ * Only a {@link SessionKeptError} of a failed create is given an `id` (SessionKeptError.recordedAs, which
+ * the fronts call): the dynamic provider host treats any error with an `id` as "created but failed to
+ * initialise" and keeps the resource in the state. The others name the session `vmId`, so that they can never be mistaken for that.
  */
 
 const BRAND = Symbol.for("pulumi-remote-browser.ProviderError");
@@ -112,7 +112,7 @@ export type CancelledError = InstanceType<typeof CancelledError>;
 export const ImportError = member("import_failed", "ImportError");
 export type ImportError = InstanceType<typeof ImportError>;
 
-/** A session bound to one account and service, asked about with the key of another (see owner.ts). */
+/** A session bound to one account and service, asked about with the key of another (see state.ts). */
 export class AccountMismatchError extends ProviderError {
   static readonly CODE = "account_mismatch";
   readonly code = "account_mismatch" as const;
@@ -138,24 +138,41 @@ export type OwnerUnprovenError = InstanceType<typeof OwnerUnprovenError>;
 
 /**
  * A failure that leaves a session running, kept in the stack so that a later `pulumi destroy` or
- * `pulumi up` ends it. From create it carries the session's `outputs` (as recorded, share link included):
- * each front turns them into what its host records for a resource that was created but failed to
- * initialise (`id`, `properties`, `reasons`: engine-conventions/initFailure.ts). From delete it has no
- * outputs: the resource is in the state already and stays there.
+ * `pulumi up` ends it: the one error of "created but not initialised". From create it carries the
+ * session's `outputs` (as recorded, share link included), which asInitFailure (core/controller.ts) turns
+ * into what both hosts record through `recordedAs`. From delete it has no outputs: the resource is in the
+ * state already and stays there.
  */
 export class SessionKeptError extends ProviderError {
   static readonly CODE = "kept_in_stack";
   readonly code = "kept_in_stack" as const;
   /** The outputs of a session a failed create leaves running. */
   readonly outputs?: Record<string, unknown>;
-  /** Set by the front on a failed create only (see above): the host then keeps the resource. */
-  id?: string;
-  properties?: Record<string, unknown>;
-  reasons?: string[];
-  constructor(message: string, ctx: ProviderErrorContext & { vmId: string; outputs?: Record<string, unknown> }) {
+  /** The engine's shape of a resource created but not initialised: only on what `recordedAs` returns. */
+  readonly id?: string;
+  readonly properties?: Record<string, unknown>;
+  readonly reasons?: string[];
+  constructor(message: string, ctx: ProviderErrorContext & { vmId: string; outputs?: Record<string, unknown>; properties?: Record<string, unknown> }) {
     super(message, ctx);
     this.name = "SessionKeptError";
-    // Not enumerable: the outputs hold the share link, and an error may be printed or serialised whole.
+    // Not enumerable: an error may be printed or serialised whole.
     if (ctx.outputs) Object.defineProperty(this, "outputs", { value: ctx.outputs, enumerable: false });
+    if (ctx.properties) {
+      this.id = ctx.vmId;
+      this.properties = ctx.properties;
+      this.reasons = [message];
+    }
+  }
+
+  /**
+   * This failure as both hosts record a resource that was created but failed to initialise: with `id`,
+   * `properties` (what `shape` makes of the outputs: each front's own form of a property map) and `reasons`,
+   * the shape the dynamic provider host reads from the error it is thrown and the plugin's front door sends
+   * as `ErrorResourceInitFailed` (plugin/rpc.ts). Both fronts so record the same for one failed create. A
+   * delete's, with no outputs, is returned as it is.
+   */
+  recordedAs(shape: (outputs: Record<string, unknown>) => Record<string, unknown>): SessionKeptError {
+    if (!this.outputs) return this;
+    return new SessionKeptError(this.message, { vmId: this.vmId!, cause: this.cause, properties: shape(this.outputs) });
   }
 }

@@ -7,8 +7,7 @@
  * create, read, update and del. Everything else is internal (tests import the modules directly).
  */
 import { CONFIG_NAMESPACE, settingText } from "../core/config";
-import { exitWhenEngineGone } from "../engine-conventions/liveness";
-import { isDynamicProviderHost } from "../engine-conventions/processes";
+import { exitWhenEngineGone, isDynamicProviderHost } from "../engine-conventions/liveness";
 import { SessionProvider } from "./session";
 
 /** One provider per process: the engine configures a dynamic provider process once. */

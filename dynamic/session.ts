@@ -1,30 +1,20 @@
-import { check } from "../core/check";
-import type { Failure } from "../core/check";
-import { ProviderContext } from "../core/context";
-import type { ProviderDeps } from "../core/context";
-import { create } from "../core/create";
-import { del } from "../core/delete";
-import { diff, update } from "../core/diff";
-import type { SessionInputs, SessionOutputs } from "../core/fields";
-import { read } from "../core/read";
-import type { ReadResult } from "../core/read";
+import { check, type Failure, diff, update, type SessionInputs, type SessionOutputs, withoutNulls } from "../core/declaration";
+import { ProviderContext, type ProviderDeps } from "../core/context";
+import { asInitFailure, create, del, read, type ReadResult } from "../core/controller";
 import { engineDiagnostics } from "../engine-conventions/diagnostics";
-import { asInitFailure } from "../engine-conventions/initFailure";
 import { engineWatcher } from "../engine-conventions/liveness";
-import { isUrn, urnName } from "../engine-conventions/urn";
-import { onTheWire } from "../engine-conventions/wire";
-import { RECORDED, withIdempotencyKey } from "./wireFields";
-import type { DynamicInputs } from "./wireFields";
+import { isUrn, urnName } from "../engine-conventions/wire";
+import { RECORDED, withIdempotencyKey, type DynamicInputs } from "./wireFields";
 
 export type { ProviderDeps } from "../core/context";
-export type { SessionInputs, SessionOutputs } from "../core/fields";
+export type { SessionInputs, SessionOutputs } from "../core/declaration";
 
 export type { DynamicInputs } from "./wireFields";
 
 /**
  * BrowserSession's dynamic provider, the front that stored providers of every release reach through
  * dynamic/index.ts: one method per engine call, each translating the dynamic resource's wire fields into
- * what the core's operation takes (check.ts, diff.ts, create.ts, read.ts, delete.ts).
+ * what the core's operation takes (core/declaration.ts: check, diff; core/controller.ts: create, read, delete).
  */
 export class SessionProvider {
   readonly ctx: ProviderContext;
@@ -66,12 +56,12 @@ export class SessionProvider {
         name: urn && urnName(urn),
         adoptVmId: __adoptVmId || undefined,
       });
-      const wired = onTheWire(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs;
+      const wired = withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs;
       return { id, outs: { ...withIdempotencyKey(wired, idempotencyKey), ...recorded(inputs) } };
     } catch (err) {
       // Outputs of a failed create are stored as they are given: the stored provider must be among them,
       // or the later destroy could not load it.
-      throw asInitFailure(err, (kept) => onTheWire({ ...kept, ...recorded(inputs), __provider }));
+      throw asInitFailure(err, (kept) => withoutNulls({ ...kept, ...recorded(inputs), __provider }));
     }
   }
 
@@ -92,7 +82,7 @@ export class SessionProvider {
 }
 
 function recorded(o: Record<string, unknown>): Record<string, unknown> {
-  return onTheWire(Object.fromEntries(RECORDED.map((k) => [k, o[k]])));
+  return withoutNulls(Object.fromEntries(RECORDED.map((k) => [k, o[k]])));
 }
 
 /**

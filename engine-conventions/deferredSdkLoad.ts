@@ -4,7 +4,7 @@ import Module, { createRequire } from "node:module";
  * Loads `@pulumi/pulumi`'s runtime with two of its dependencies deferred to their first use. The runtime
  * requires both as it loads, for work a runner's program never asks of it: npm's Arborist (with pacote,
  * sigstore, tar: some 300 modules) serves `runtime.computeCodePaths` only, and TypeScript (9 MB) the closure
- * serialiser only (BrowserSession no longer runs it: sdk/storedProvider.ts). Together they were a third of
+ * serialiser only (BrowserSession no longer runs it: sdk/browserSession.ts). Together they were a third of
  * the runner's start, about 0.35 s of CPU at every action.
  *
  * While the runtime loads, the module cache holds a stand-in for each. The two runtime modules that

@@ -1,7 +1,6 @@
-import type { Diagnostics } from "../core/report";
-import { engineAddress } from "./engineAddress";
-import { loadGrpc } from "./sdkInternals";
-import type { GrpcModule } from "./sdkInternals";
+import type { Diagnostics } from "../core/context";
+import { engineAddress } from "./liveness";
+import { loadGrpc, type GrpcModule } from "./sdkInternals";
 
 export { loadGrpc } from "./sdkInternals";
 
@@ -33,10 +32,10 @@ export interface Diagnostic {
 export type Channel = (d: Diagnostic) => Promise<void>;
 
 /**
- * The operations' reports as the engine shows them (core/report.ts): one connection to the engine's Log
+ * The operations' reports as the engine shows them (core/context.ts): one connection to the engine's Log
  * RPC, opened at the first message and kept for every later one to the same engine. `channel` stands in for
  * that connection (tests): `null` as where none could be opened. `address` defaults to the engine's as
- * engineAddress.ts knows it (Handshake's, else the plugin's first argument).
+ * engineAddress() in liveness.ts knows it (Handshake's, else the plugin's first argument).
  */
 export function engineDiagnostics(opts: { channel?: Channel | null; address?: string } = {}): Diagnostics {
   // One connection per engine address: an attached plugin hears of a new engine at each Handshake.

@@ -14,10 +14,9 @@
  */
 import * as path from "node:path";
 import { loadSdkRuntimeDeferred } from "./deferredSdkLoad";
-import { exitWhenEngineGone } from "./liveness";
-import { dynamicProviderSdk, isPluginProcess } from "./processes";
+import { exitWhenEngineGone, dynamicProviderSdk, isPluginProcess } from "./liveness";
 
-export { isPluginProcess } from "./processes";
+export { isPluginProcess } from "./liveness";
 
 if (isPluginProcess(process.argv)) exitWhenEngineGone();
 const hostSdk = dynamicProviderSdk(process.argv[1]);

@@ -1,5 +1,5 @@
 import * as fs from "node:fs";
-import { parseEngineAddress, probeAddress } from "./address-probe";
+import * as net from "node:net";
 
 /**
  * Tells whether the engine that started this provider process is still there.
@@ -18,7 +18,7 @@ import { parseEngineAddress, probeAddress } from "./address-probe";
  *
  * A process given an engine address but no such pipe (started otherwise, e.g. under a supervisor) goes by
  * the two older signs, either of which means gone:
- * - the engine's address (the plugin's first argument) refuses connections (see address-probe.ts);
+ * - the engine's address (the plugin's first argument) refuses connections (see probeAddress below);
  * - the process tree changed: the engine starts the plugin directly or through a small shell script, so
  *   the engine is this process's parent or, when the parent is that shell, its grandparent; when either
  *   dies, the orphan is re-parented.
@@ -157,4 +157,129 @@ function readStat(pid: number): { comm: string; ppid: number } | undefined {
   } catch {
     return undefined; // no /proc (not Linux) or the process is gone
   }
+}
+
+/**
+ * Whether anything still listens at the engine's address.
+ *
+ * Every plugin is started with the engine's gRPC address (`127.0.0.1:<port>`) as its first argument, and
+ * the engine closes that server only after it has closed its plugins. A refused connection there means the
+ * engine is gone, however the plugin's process tree looks: it holds for a process whose parent died
+ * before it looked (it would take PID 1 or a subreaper for its engine) and under a subreaper alike.
+ */
+export interface AddressProbe {
+  /** True once a connection was refused; it stays true (a port is not handed back to a live engine). */
+  readonly refused: boolean;
+  /** Resolves when a connection is refused (never, while the engine lives). */
+  readonly gone: Promise<void>;
+}
+
+/** `host:port` of the engine, or undefined for anything else (a process that is not a plugin). */
+export function parseEngineAddress(arg: string | undefined): { host: string; port: number } | undefined {
+  const m = /^(127\.0\.0\.1|localhost|\[::1\]):(\d{1,5})$/.exec(arg ?? "");
+  if (!m) return undefined;
+  const port = Number(m[2]);
+  if (port < 1 || port > 65535) return undefined;
+  return { host: m[1] === "[::1]" ? "::1" : m[1]!, port };
+}
+
+const probes = new Map<string, AddressProbe>();
+
+/**
+ * One probe per address and process, whoever asks: a connection attempt every `intervalMs` on an unref'd
+ * timer, so that it never keeps the process alive. Only a refusal counts: a time-out or another error on a
+ * loaded machine says nothing about the engine.
+ */
+export function probeAddress(address: { host: string; port: number }, intervalMs = 1_000): AddressProbe {
+  const key = `${address.host}:${address.port}`;
+  const existing = probes.get(key);
+  if (existing) return existing;
+  let refused = false;
+  let markGone!: () => void;
+  const gone = new Promise<void>((resolve) => (markGone = resolve));
+  const probe: AddressProbe = {
+    get refused() {
+      return refused;
+    },
+    gone,
+  };
+  probes.set(key, probe);
+
+  const attempt = () => {
+    const socket = net.connect({ host: address.host, port: address.port });
+    socket.unref();
+    socket.setTimeout(Math.max(intervalMs, 5_000));
+    let settled = false;
+    const settle = (wasRefused: boolean) => {
+      if (settled) return;
+      settled = true;
+      socket.destroy();
+      if (wasRefused) {
+        refused = true;
+        markGone();
+      } else {
+        setTimeout(attempt, intervalMs).unref();
+      }
+    };
+    socket.once("connect", () => settle(false));
+    socket.once("timeout", () => settle(false));
+    // `on`, not `once`: an error after the verdict must find a listener too.
+    socket.on("error", (err: NodeJS.ErrnoException) => settle(err.code === "ECONNREFUSED"));
+  };
+  attempt();
+  return probe;
+}
+
+/**
+ * The engine's gRPC address, where the plugin sends its progress lines and warnings (diagnostics.ts).
+ *
+ * An engine that starts the plugin passes its address as the first argument, and says it again in
+ * Handshake. An engine that attaches to a plugin it did not start (`PULUMI_DEBUG_PROVIDERS=name:port`, the
+ * way provider test harnesses drive a plugin) passes nothing: Handshake is the only place it says where it
+ * is, and each engine that attaches says its own. So the latest Handshake wins, then the argument.
+ */
+const announced: { address?: string } = {};
+
+/** Records the address an engine gave in Handshake. */
+export function engineAnnounced(address: string | undefined): void {
+  if (address) announced.address = address;
+}
+
+/** The address of the engine that last spoke to this plugin, else the one it was started with. */
+export function engineAddress(): string | undefined {
+  return announced.address ?? process.argv[2];
+}
+
+/**
+ * How the processes the engine starts are told apart, by the scripts @pulumi/pulumi ships: these paths
+ * are the SDK's layout, not its documented API, and are stated here once.
+ */
+
+/**
+ * The dynamic provider host (`@pulumi/pulumi/cmd/dynamic-provider`): its launcher runs the folder's
+ * `index.js` as resolved (`.../cmd/dynamic-provider/index.js`), and a bare folder path runs it too.
+ */
+export function isDynamicProviderHost(script: string | undefined): boolean {
+  return /[\\/]cmd[\\/]dynamic-provider([\\/]|$)/.test(script ?? "");
+}
+
+/** The folder of the `@pulumi/pulumi` whose dynamic provider host `script` is, when it is one. */
+export function dynamicProviderSdk(script: string | undefined): string | undefined {
+  return isDynamicProviderHost(script) ? script!.replace(/[\\/]cmd[\\/]dynamic-provider([\\/].*)?$/, "") : undefined;
+}
+
+/** The Node.js language host's plugin runner (`@pulumi/pulumi/cmd/run-plugin`), which loads a plugin package's entry point. */
+export function isRunPlugin(script: string | undefined): boolean {
+  return /[\\/]@pulumi[\\/]pulumi[\\/]cmd[\\/]run-plugin[\\/]/.test(script ?? "");
+}
+
+/** A resource plugin's executable, by the name the engine looks it up by (`pulumi-resource-<name>`). */
+export function isResourcePlugin(script: string | undefined): boolean {
+  return /(^|[\\/])pulumi-resource-[^\\/]+$/.test(script ?? "");
+}
+
+/** The dynamic provider, or a resource plugin script, given an engine address. */
+export function isPluginProcess(argv: string[]): boolean {
+  const script = argv[1];
+  return (isDynamicProviderHost(script) || isResourcePlugin(script)) && parseEngineAddress(argv[2]) !== undefined;
 }

@@ -5,7 +5,7 @@ import { sdkRequire } from "./pulumiSdk";
  * modules and gRPC the plugin's front door is built on (plugin/server.ts), the gRPC client the
  * diagnostics speak to the engine with (diagnostics.ts), and the Automation API's command of a CLI whose
  * version the runner knows (runner/cli-command.ts). The one reach that only the plugin makes, taking
- * the SDK's provider service at its registration, is the plugin's own (plugin/sdkProviderService.ts),
+ * the SDK's provider service at its registration, is the plugin's own (sdkProviderService in plugin/provider.ts),
  * and the runner's, loading the SDK's runtime with two of its dependencies deferred, is deferredSdkLoad.ts's,
  * checked against the same releases. `pulumiSdk.ts` says where these modules are loaded from (the release bundle puts
  * `release/bundledSdk.ts` in its place); this module says what is expected of them, and the plugin fails,

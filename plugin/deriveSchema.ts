@@ -1,7 +1,6 @@
 import { ComponentProvider } from "@pulumi/pulumi/provider/experimental";
-import { COMPONENTS, markSecretOutputs } from "./packageSchema";
-import type { PackageSchema } from "./schemaSpec";
-import { PACKAGE_NAME } from "./tokens";
+import { COMPONENTS, markSecretOutputs, type PackageSchema } from "./packageSchema";
+import { PACKAGE_NAME } from "./identity";
 
 /**
  * What `componentProviderHost` derives for this package from its TypeScript sources (the package root

@@ -1,8 +1,7 @@
-import type { Failure } from "../core/check";
+import type { Failure } from "../core/declaration";
 import type { ProviderContext } from "../core/context";
 import type { z } from "zod";
-import { getSessionsArgsSchema, imagesResult, locationsResult, sessionsResult, usageResult } from "../core/dataSources";
-import type { GetSessionsArgs } from "../core/dataSources";
+import { getSessionsArgsSchema, imagesResult, locationsResult, sessionsResult, usageResult, type GetSessionsArgs } from "../core/dataSources";
 import { withoutBookkeeping } from "../engine-conventions/wire";
 
 /**

@@ -2,13 +2,12 @@ import { ProviderContext } from "../core/context";
 import { engineDiagnostics } from "../engine-conventions/diagnostics";
 import { engineWatcher } from "../engine-conventions/liveness";
 import type { PulumiModules } from "../engine-conventions/sdkInternals";
-import { urnType } from "../engine-conventions/urn";
+import { urnType } from "../engine-conventions/wire";
 import { invoke } from "./functions";
 import { checkConfig, configFileWarnings, diffConfig, isDefaultProvider, keyInPlainConfig, settingsFrom } from "./providerConfig";
-import { NATIVE_RESOURCES, listedResource } from "./registry";
-import type { NativeBrowserSessions } from "./resource";
-import { grpcError, wire } from "./rpc";
-import type { Handler } from "./rpc";
+import { NATIVE_RESOURCES, listedResource, type NativeBrowserSessions } from "./resource";
+import { grpcError, type Handler } from "./rpc";
+import { plainJson } from "../engine-conventions/wire";
 
 /**
  * The calls the plugin answers natively, rather than the SDK's provider server (see server.ts for why):
@@ -16,16 +15,16 @@ import type { Handler } from "./rpc";
  * The front door loads this module, and with it the core and the service's client, at the first of them.
  */
 
-/**
- * The handlers the plugin answers itself; `sdk` gives the SDK server's own, for the types it serves (the
- * components').
- */
 /** What the components' provider is told of the calls the plugin answers itself. */
 export interface ComponentsProvider {
   /** Configure named the provider resource this process serves. */
   servedAs?(urn: string, id: string): void;
 }
 
+/**
+ * The handlers the plugin answers itself; `sdk` gives the SDK server's own, for the types it serves (the
+ * components').
+ */
 export function nativeHandlers(
   m: PulumiModules,
   sdk: (name: string) => Handler,
@@ -65,7 +64,7 @@ export function nativeHandlers(
   /** CheckConfig's and Check's answer: the inputs as they are to be recorded, and what is wrong with them. */
   const checkResponse = (inputs: Record<string, unknown>, failures: Array<{ property: string; reason: string }>) => {
     const resp = new proto.CheckResponse();
-    resp.setInputs(Struct.fromJavaScript(wire(inputs)));
+    resp.setInputs(Struct.fromJavaScript(plainJson(inputs)));
     resp.setFailuresList(failuresOf(failures));
     return resp;
   };
@@ -91,9 +90,9 @@ export function nativeHandlers(
       const id: string | undefined = req.getId?.() || undefined;
       if (urn && id) components.servedAs?.(urn, id);
       ctx.configure(settingsFrom(args, req.getVariablesMap(), isDefaultProvider(urn) ? undefined : (key) => `the provider's ${key}`));
-      for (const resource of adapters.values()) resource.keyInPlainConfig = keyInPlainConfig(args);
+      for (const resource of adapters.values()) resource.configured({ keyInPlainConfig: keyInPlainConfig(args) });
       const resp = new proto.ConfigureResponse();
-      // As the SDK's server answers (its components need resources and outputs); secrets: see engine-conventions/secrets.ts.
+      // As the SDK's server answers (its components need resources and outputs); secrets: see engine-conventions/wire.ts.
       resp.setAcceptsecrets(true);
       resp.setAcceptresources(true);
       resp.setAcceptoutputs(true);
@@ -134,7 +133,7 @@ export function nativeHandlers(
       const { id, outs } = await resource.create(req.getUrn(), js(req.getProperties()), timeout > 0 ? timeout : undefined);
       const resp = new proto.CreateResponse();
       resp.setId(id);
-      resp.setProperties(Struct.fromJavaScript(wire(outs)));
+      resp.setProperties(Struct.fromJavaScript(plainJson(outs)));
       refreshBeforeUpdate(resp, outs);
       return resp;
     }),
@@ -142,15 +141,15 @@ export function nativeHandlers(
       const result = await resource.read(req.getId(), js(req.getProperties()), js(req.getInputs()), req.getUrn() || undefined);
       const resp = new proto.ReadResponse();
       resp.setId(result.id);
-      resp.setProperties(Struct.fromJavaScript(wire(result.props)));
-      resp.setInputs(Struct.fromJavaScript(wire(result.inputs)));
+      resp.setProperties(Struct.fromJavaScript(plainJson(result.props)));
+      resp.setInputs(Struct.fromJavaScript(plainJson(result.inputs)));
       refreshBeforeUpdate(resp, result.props);
       return resp;
     }),
     update: forSession("update", async (resource, req) => {
       const { outs } = resource.update(js(req.getOlds()), js(req.getNews()));
       const resp = new proto.UpdateResponse();
-      resp.setProperties(Struct.fromJavaScript(wire(outs)));
+      resp.setProperties(Struct.fromJavaScript(plainJson(outs)));
       refreshBeforeUpdate(resp, outs);
       return resp;
     }),
@@ -189,7 +188,7 @@ export function nativeHandlers(
     invoke: unary(async (req) => {
       const { outputs, failures } = await invoke(ctx, req.getTok(), js(req.getArgs()));
       const resp = new proto.InvokeResponse();
-      if (outputs !== undefined) resp.setReturn(Struct.fromJavaScript(wire(outputs)));
+      if (outputs !== undefined) resp.setReturn(Struct.fromJavaScript(plainJson(outputs)));
       resp.setFailuresList(failuresOf(failures));
       return resp;
     }),

@@ -1,12 +1,11 @@
 import { CONFIG_FIELDS } from "../core/config";
-import { INPUTS, OUTPUTS, inputDoc } from "../core/fields";
-import type { InputField, OutputField } from "../core/fields";
-import type { PropertySpec, ResourceSpec } from "./schemaSpec";
+import { INPUTS, OUTPUTS, inputDoc, type InputField, type OutputField } from "../core/declaration";
+import type { PropertySpec, ResourceSpec } from "./packageSchema";
 import { FUNCTIONS } from "./functions";
 
 /**
  * The part of the package schema that the plugin serves natively: the BrowserSession resource, the data
- * sources, the stack config and the explicit provider. Derived from the field table (core/fields.ts)
+ * sources, the stack config and the explicit provider. Derived from the field table (core/declaration.ts)
  * and the settings table (core/config.ts), so the schema, check, diff and the generated SDKs cannot
  * drift apart; the component's part comes from plugin/schema.json.
  */
@@ -217,7 +216,7 @@ const providerInputs = Object.fromEntries(
   }),
 );
 
-/** The native part of the schema but its resources (registry.ts), merged with the component's by the plugin. */
+/** The native part of the schema but its resources (the registry in resource.ts), merged with the component's by the plugin. */
 export const NATIVE_SCHEMA = {
   config: { variables: settings },
   provider: {

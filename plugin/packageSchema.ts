@@ -1,8 +1,7 @@
 import type { ComponentResourceConstructor } from "@pulumi/pulumi/provider/experimental";
-import type { PackageSchema } from "./schemaSpec";
-import { OUTPUTS } from "../core/fields";
+import { OUTPUTS } from "../core/declaration";
 import { REVIEW_SESSIONS_OUTPUTS, ReviewSessions } from "./reviewSessions";
-import { typeToken } from "./tokens";
+import { typeToken } from "./identity";
 
 /** The outputs of a component that map secret BrowserSession outputs. */
 function secretOf(outputs: Record<string, keyof typeof OUTPUTS>): string[] {
@@ -18,8 +17,6 @@ function secretOf(outputs: Record<string, keyof typeof OUTPUTS>): string[] {
 export const COMPONENTS: ReadonlyArray<{ component: ComponentResourceConstructor; secretOutputs: readonly string[] }> = [
   { component: ReviewSessions, secretOutputs: secretOf(REVIEW_SESSIONS_OUTPUTS) },
 ];
-
-export type { PackageSchema, PropertySpec, ResourceSpec } from "./schemaSpec";
 
 /** Where the derived schema is kept, relative to the package root (shipped in the npm package). */
 export const SCHEMA_FILE = "plugin/schema.json";
@@ -47,9 +44,43 @@ export function markSecretOutputs(schema: PackageSchema): PackageSchema {
  * The text of `plugin/schema.json`: the derived schema without its `version`, which the plugin takes
  * from the installed package's `package.json` when it serves the schema, and without the `description`
  * the analyzer copies from package.json (the npm package's, which holds the dynamic provider too): what the
- * schema says of the package is packageMetadata.ts's, for the native provider.
+ * schema says of the package is packageMetadata's (servedSchema.ts), for the native provider.
  */
 export function schemaFileText(schema: PackageSchema): string {
   const { version: _version, description: _description, ...rest } = schema;
   return `${JSON.stringify(rest, null, 2)}\n`;
+}
+
+/**
+ * The parts of a Pulumi package schema this package reads or writes: the native resource's schema
+ * (nativeSchema.ts) and the component host's derived one (plugin/packageSchema.ts) both build on them.
+ */
+export interface PropertySpec {
+  type?: string;
+  $ref?: string;
+  items?: PropertySpec;
+  additionalProperties?: PropertySpec;
+  description?: string;
+  plain?: boolean;
+  secret?: boolean;
+}
+
+export interface ResourceSpec {
+  isComponent?: boolean;
+  description?: string;
+  inputProperties: Record<string, PropertySpec>;
+  requiredInputs: string[];
+  properties: Record<string, PropertySpec>;
+  required: string[];
+  /** What the engine's List of the type takes; a type without it is not listed. */
+  listInputs?: { properties: Record<string, PropertySpec> };
+}
+
+export interface PackageSchema {
+  name: string;
+  version?: string;
+  description?: string;
+  resources: Record<string, ResourceSpec>;
+  types: Record<string, { type: string; enum?: Array<{ name: string; value: string | number; description?: string }> }>;
+  [key: string]: unknown;
 }

@@ -1,13 +1,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Failure } from "../core/check";
-import { CONFIG_FIELDS, CONFIG_NAMESPACE, isSetting, loadConfig, plainCredentialWarning, secretSettingOf, settingText, stackConfigLabel } from "../core/config";
-import type { SettingLabel } from "../core/config";
-import { differs } from "../core/diff";
+import { type Failure, differs } from "../core/declaration";
+import { CONFIG_FIELDS, CONFIG_NAMESPACE, isSetting, loadConfig, notASettingWarning, plainCredentialWarning, secretSettingOf, settingText, stackConfigLabel, type SettingLabel } from "../core/config";
 import { isProviderError } from "../core/errors";
-import { isSecret, reveal, wrapSecrets } from "../engine-conventions/secrets";
-import { isBookkeeping } from "../engine-conventions/wire";
-import { urnName, urnStack } from "../engine-conventions/urn";
+import { isSecret, reveal, wrapSecrets, isBookkeeping, urnName, urnStack } from "../engine-conventions/wire";
 
 /**
  * The provider's own settings as the plugin receives them: from the stack's `remote-browser:*` config for
@@ -86,7 +82,7 @@ export function checkConfig(
       });
       continue;
     }
-    warnings.push(`${where} is not a setting of the remote-browser provider and is ignored (its settings: ${Object.keys(CONFIG_FIELDS).join(", ")})`);
+    warnings.push(notASettingWarning(where));
   }
   try {
     loadConfig(settingsFrom(news, undefined, label), env, label);

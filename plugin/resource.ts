@@ -1,19 +1,12 @@
-import { check } from "../core/check";
-import type { Failure } from "../core/check";
+import { check, type Failure, diff, update, INPUTS, SECRET_OUTPUTS, type SessionInputs, markUnconfirmed, unconfirmedWarning, withDeclaredAdopted, withoutNulls } from "../core/declaration";
 import type { ProviderContext } from "../core/context";
-import { create } from "../core/create";
-import { del } from "../core/delete";
-import { diff, update } from "../core/diff";
-import { INPUTS, SECRET_OUTPUTS } from "../core/fields";
-import type { SessionInputs } from "../core/fields";
+import { asInitFailure, create, del, read, readById } from "../core/controller";
 import { ConfigError } from "../core/errors";
-import { read, readById } from "../core/read";
-import { markUnconfirmed, unconfirmedWarning, withDeclaredAdopted } from "../core/imported";
 import { parseSessionsArgs, sessionsResult } from "../core/dataSources";
-import { asInitFailure } from "../engine-conventions/initFailure";
-import { reveal, unwrapProperties, wrapSecrets } from "../engine-conventions/secrets";
-import { urnName } from "../engine-conventions/urn";
-import { isBookkeeping, onTheWire, withoutBookkeeping } from "../engine-conventions/wire";
+import { reveal, unwrapProperties, wrapSecrets, urnName, isBookkeeping, withoutBookkeeping } from "../engine-conventions/wire";
+import { browserSessionSchema } from "./nativeSchema";
+import type { ResourceSpec } from "./packageSchema";
+import { BROWSER_SESSION } from "./identity";
 
 /**
  * BrowserSession served by the plugin: the engine's calls, mapped onto the same core as the dynamic
@@ -23,10 +16,15 @@ import { isBookkeeping, onTheWire, withoutBookkeeping } from "../engine-conventi
  * read by id alone is an import.
  */
 export class NativeBrowserSessions {
-  /** Set at Configure: the API key came as plain stack config, outside CheckConfig (see server.ts). */
-  keyInPlainConfig = false;
+  /** The API key came as plain stack config, outside CheckConfig (see server.ts): told at Configure. */
+  private keyInPlainConfig = false;
 
   constructor(private readonly ctx: ProviderContext) {}
+
+  /** What Configure tells the adapter about the settings it received, beyond the context's settings. */
+  configured(settings: { keyInPlainConfig: boolean }): void {
+    this.keyInPlainConfig = settings.keyInPlainConfig;
+  }
 
   async check(news: Record<string, unknown>): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
     const { failures } = await check(this.ctx, {}, reveal(news) as Record<string, unknown>);
@@ -36,7 +34,7 @@ export class NativeBrowserSessions {
     }
     // The inputs go back as they came, secrets still wrapped, so that the state keeps them secret; `__`
     // names (the dynamic resource's, in the state of a session moved over from it) pass check, and none is kept.
-    return { inputs: onTheWire(withoutBookkeeping(news)), failures };
+    return { inputs: withoutNulls(withoutBookkeeping(news)), failures };
   }
 
   /** `oldInputs`: the inputs the state records, which stand in for what an import could not record. */
@@ -73,7 +71,7 @@ export class NativeBrowserSessions {
    * Refresh (with the recorded outputs), or import and `get` (by id alone: no outputs recorded). An import
    * hands back the one input the service lets us recover, the browser, and marks the others unconfirmed,
    * with a warning: the engine's Read of an import carries no inputs, so what the program declares reaches
-   * the plugin only at the diff that follows (core/imported.ts).
+   * the plugin only at the diff that follows (core/declaration.ts, markUnconfirmed).
    */
   async read(id: string, props: Record<string, unknown>, inputs: Record<string, unknown>, urn?: string) {
     if (Object.keys(props).length > 0) this.ctx.recordedSessionShown(id);
@@ -126,8 +124,45 @@ export class NativeBrowserSessions {
 
   /** Outputs as the state keeps them: the share link secret, and each output whose input was secret. */
   private outputs(outs: Record<string, unknown>, secretInputs: Iterable<string>): Record<string, unknown> {
-    return wrapSecrets(onTheWire(withoutBookkeeping(outs)), [...SECRET_OUTPUTS, ...secretInputs]);
+    return wrapSecrets(withoutNulls(withoutBookkeeping(outs)), [...SECRET_OUTPUTS, ...secretInputs]);
   }
 }
 
 const absent = (v: unknown) => v === undefined || v === null;
+
+/**
+ * The custom resources the plugin serves natively, by type token: each one's schema and the adapter that
+ * maps the engine's calls of that type onto the core. The served schema (servedSchema.ts) takes its
+ * resources from here, and the handlers (handlers.ts) route Check, Diff, Create, Read, Update, Delete and
+ * List by it; a type not here is the components' (ReviewSessions), which the SDK's server answers. The type
+ * tokens themselves are in identity.ts, which the component and the front door read without loading this.
+ */
+export interface NativeResource {
+  /** Its entry in the package schema's `resources`. */
+  schema: ResourceSpec;
+  /** The adapter of its calls, one per provider context. */
+  adapter(ctx: ProviderContext): NativeBrowserSessions;
+}
+
+export const NATIVE_RESOURCES: Readonly<Record<string, NativeResource>> = {
+  [BROWSER_SESSION]: {
+    schema: browserSessionSchema,
+    adapter: (ctx) => new NativeBrowserSessions(ctx),
+  },
+};
+
+/** The native resource of `token`, looked up as an own property (`constructor` is no type of the plugin). */
+export function nativeResource(token: string): NativeResource | undefined {
+  return Object.prototype.hasOwnProperty.call(NATIVE_RESOURCES, token) ? NATIVE_RESOURCES[token] : undefined;
+}
+
+/** The native resource the engine's List lists by `token`: one whose schema says what a List takes. */
+export function listedResource(token: string): NativeResource | undefined {
+  const r = nativeResource(token);
+  return r?.schema.listInputs ? r : undefined;
+}
+
+/** The `resources` section of the native schema. */
+export function nativeResourceSchemas(): Record<string, ResourceSpec> {
+  return Object.fromEntries(Object.entries(NATIVE_RESOURCES).map(([token, r]) => [token, r.schema]));
+}

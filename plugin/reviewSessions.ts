@@ -3,11 +3,10 @@ import type * as pulumi from "@pulumi/pulumi";
 // Automation API, the TypeScript compiler): the plugin loads this module at its first Construct.
 import { all, Output, secret } from "@pulumi/pulumi/output";
 import { ComponentResource, CustomResource } from "@pulumi/pulumi/resource";
-import { pluginIdentity } from "./identity";
-import { BROWSER_SESSION, REVIEW_SESSIONS } from "./tokens";
+import { pluginIdentity, BROWSER_SESSION, REVIEW_SESSIONS } from "./identity";
 import { ValidationError } from "../core/errors";
-import { SECRET_OUTPUTS } from "../core/fields";
-import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/dynamicType";
+import { SECRET_OUTPUTS } from "../core/declaration";
+import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/wire";
 
 /** Viewer language of the share links. */
 export const ShareLanguage = {
@@ -30,7 +29,7 @@ export type ShareLanguage = (typeof ShareLanguage)[keyof typeof ShareLanguage];
 
 /**
  * Each output of ReviewSessions is a map, by browser id, of one BrowserSession output: whether it is
- * secret follows from that field's declaration (core/fields.ts), in the schema as in the outputs.
+ * secret follows from that field's declaration (core/declaration.ts), in the schema as in the outputs.
  */
 export const REVIEW_SESSIONS_OUTPUTS = { sessionIds: "vmId", shareUrls: "shareUrl", browserNames: "browserName" } as const;
 

@@ -8,9 +8,6 @@ export type Call = { request: any }; // eslint-disable-line @typescript-eslint/n
 /** A gRPC handler as `@grpc/grpc-js` calls it: unary with a callback, server-streaming with the call alone. */
 export type Handler = (call: Call, callback: Callback) => void;
 
-/** Plain JSON: the wire format has no `undefined`, which protobuf's Struct refuses. */
-export const wire = plainJson;
-
 /**
  * The engine's message for a failed call. A create that leaves a session it could not end carries the
  * engine's "created but failed to initialise" details, so the session stays in the state for destroy.
@@ -22,7 +19,7 @@ export function grpcError(m: PulumiModules, err: unknown) {
   if (e?.id) {
     const detail = new m.proto.ErrorResourceInitFailed();
     detail.setId(e.id);
-    detail.setProperties(m.struct.Struct.fromJavaScript(wire(e.properties)));
+    detail.setProperties(m.struct.Struct.fromJavaScript(plainJson(e.properties)));
     detail.setReasonsList(e.reasons ?? [message]);
     const any = new m.any.Any();
     any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");

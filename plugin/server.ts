@@ -1,11 +1,9 @@
 import type { Provider } from "@pulumi/pulumi/provider";
 import type { ProviderContext } from "../core/context";
-import { engineAnnounced } from "../engine-conventions/engineAddress";
-import { pulumiModules } from "../engine-conventions/sdkInternals";
-import type { PulumiModules } from "../engine-conventions/sdkInternals";
+import { engineAnnounced } from "../engine-conventions/liveness";
+import { pulumiModules, type PulumiModules } from "../engine-conventions/sdkInternals";
 import { pluginIdentity } from "./identity";
-import { grpcError } from "./rpc";
-import type { Call, Callback, Handler } from "./rpc";
+import { grpcError, type Call, type Callback, type Handler } from "./rpc";
 
 /**
  * The plugin's gRPC front door. `main` of `@pulumi/pulumi/provider` serves components well (construct,
@@ -88,7 +86,7 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
       const provider = new RemoteBrowserComponentProvider();
       if (servedAs) provider.servedAs(...servedAs);
       components = provider;
-      const { sdkProviderService } = require("./sdkProviderService") as typeof import("./sdkProviderService"); // eslint-disable-line @typescript-eslint/no-require-imports
+      const { sdkProviderService } = require("./provider") as typeof import("./provider"); // eslint-disable-line @typescript-eslint/no-require-imports
       const implementation = sdkProviderService(m, provider as Provider, args);
       // The SDK's `main` has put its own handlers of uncaught errors in place.
       uncaught.stop();

@@ -5,11 +5,10 @@
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { ENV_API_KEY, ENV_BASE_URL, loadConfig } from "../core/config";
-import { clientForConfig } from "../core/configuredClient";
+import { clientForConfig } from "../core/context";
 import { classify, readAccount } from "./audit";
 import { RUNNER_STACK_TAG, listStacks, neutralFolder, readStacks } from "./audit-stacks";
-import { formatReport } from "./audit-table";
-import type { BackendShown } from "./audit-table";
+import { formatReport, type BackendShown } from "./audit-table";
 import { engineEnvironment, findPulumiBin } from "./environment";
 import { backendArg } from "./backend-arg";
 import { credentialsOf, redactError, redactor, secretsOfEnvironment } from "./redact";

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { DYNAMIC_SESSION_TYPE, DYNAMIC_TYPE_PREFIX } from "../engine-conventions/dynamicType";
+import { DYNAMIC_SESSION_TYPE, DYNAMIC_TYPE_PREFIX } from "../engine-conventions/wire";
 
 /**
  * What the stacks of a backend record about sessions, read through the CLI (`pulumi stack ls --all`,

@@ -1,4 +1,4 @@
-import { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX } from "../core/keys";
+import { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX } from "../client/errors";
 
 /**
  * Redaction of what the engine writes while it runs. At higher log verbosity Pulumi itself prints secret

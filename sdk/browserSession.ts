@@ -1,12 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
+import type * as Impl from "../dynamic/index";
 import type { Locale } from "../client/schemas";
-import { STORED_PROVIDER_TEXT } from "./storedProvider";
 import { DYNAMIC_OUTPUTS, wireInputs } from "../dynamic/wireFields";
 import { warnAboutPlainSecrets } from "./configWarnings";
-import { INPUTS, OUTPUTS, SECRET_OUTPUTS } from "../core/fields";
-import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/dynamicType";
+import { INPUTS, OUTPUTS, SECRET_OUTPUTS, type InputName, type OutputName } from "../core/declaration";
+import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/wire";
 import { outputIsKnown } from "../engine-conventions/sdkInternals";
-import type { InputName, OutputName } from "../core/fields";
 
 /** Viewer languages of a share link: the service's locales. */
 export type ShareLanguage = Locale;
@@ -54,7 +53,7 @@ export interface BrowserSessionArgs {
 
 /**
  * The args and outputs above are written out for their docs; they must name exactly the fields of the
- * provider's field table (core/fields.ts), which this checks when the package is compiled.
+ * provider's field table (core/declaration.ts), which this checks when the package is compiled.
  */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const argsMatchFields: Same<keyof BrowserSessionArgs, InputName> = true;
@@ -130,7 +129,7 @@ export class BrowserSession extends pulumi.CustomResource {
     );
     for (const field of [...Object.keys(OUTPUTS), ...DYNAMIC_OUTPUTS]) props[field] = undefined;
     // What `pulumi.dynamic.Resource` registers -- its type, with the stored provider as `__provider` --
-    // without its constructor, which runs the closure serialiser on every construction (see storedProvider.ts).
+    // without its constructor, which runs the closure serialiser on every construction (see STORED_PROVIDER_TEXT, below).
     super(
       DYNAMIC_SESSION_TYPE,
       name,
@@ -162,3 +161,47 @@ function ownUrn(name: string, parent: pulumi.Resource | undefined): Promise<stri
     outputIsKnown(urn).then((known) => known || resolve(undefined), () => resolve(undefined));
   });
 }
+
+/**
+ * The provider every BrowserSession stores in its state: each method a one-liner that loads the installed
+ * implementation by package name when it is called. It therefore captures nothing -- no key, no client, no
+ * socket, no local module copied by value -- and a stack's stored provider keeps working, and picks up
+ * fixes, when the package is upgraded: `destroy` and `refresh` run the stored text, not the program's code.
+ *
+ * Each row: the method, its parameters, and the implementation's function it calls.
+ */
+const FORWARDS: ReadonlyArray<readonly [method: keyof pulumi.dynamic.ResourceProvider, params: string, target: keyof typeof Impl]> = [
+  ["configure", "req", "configure"],
+  ["check", "olds, news", "check"],
+  ["diff", "id, olds, news", "diff"],
+  ["create", "inputs", "create"],
+  ["read", "id, props", "read"],
+  ["update", "id, olds, news", "update"],
+  ["delete", "id, props", "del"],
+];
+
+/** A function as Pulumi's closure serialiser writes one that captures `captured`. */
+function closure(name: string, params: number, captured: string, body: string): string {
+  const args = Array.from({ length: params }, (_, i) => `__${i}`).join(", ");
+  return (
+    `function ${name}(${args}) {\n  return (function() {\n    with({ ${captured}this: undefined, arguments: undefined }) {\n\n` +
+    `return ${body};\n\n    }\n  }).apply(undefined, undefined).apply(this, arguments);\n}\n`
+  );
+}
+
+/**
+ * The stored provider as `pulumi.dynamic.Resource` stored it: the text Pulumi's closure serialiser made of
+ * the provider object these rows describe, byte for byte (test/sdk/stored-provider.test.ts serialises that
+ * object and compares, and compares with the states earlier releases wrote), so that states written before
+ * and after hold the same text. Written out here because the serialiser is most of a program's start: it
+ * opens a V8 inspector session, which reports every script loaded so far, and parses the functions --
+ * about 0.6 s of CPU in each `pulumi up`, `preview` and `refresh` of a program with sessions.
+ */
+export const STORED_PROVIDER_TEXT =
+  "exports.handler = __f0;\n\n" +
+  `var __provider = {${FORWARDS.map(([m], i) => `${m}: __f${i + 1}`).join(", ")}};\n\n` +
+  FORWARDS.map(([, params, target], i) =>
+    closure(`__f${i + 1}`, params.split(", ").length, "", `(${params}) => require("pulumi-remote-browser/provider").${target}(${params})`),
+  ).join("\n") +
+  "\n" +
+  closure("__f0", 0, "provider: __provider, ", "() => provider");

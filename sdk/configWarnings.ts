@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { CONFIG_FIELDS, CONFIG_NAMESPACE, ConfigError, ENV_BASE_URL, baseUrlCredentials, isSetting, misspeltSettingOf, plainCredentialWarning, secretSettingOf } from "../core/config";
+import { CONFIG_NAMESPACE, ConfigError, ENV_BASE_URL, baseUrlCredentials, isSetting, misspeltSettingOf, notASettingWarning, plainCredentialWarning, secretSettingOf } from "../core/config";
 
 /*
  * The credentials among the settings (SECRET_SETTINGS) are checked here, by the program: the dynamic
@@ -35,7 +35,7 @@ export function warnAboutPlainSecrets(): void {
       // A misspelling is ignored by the provider, but its value sits in clear text all the same.
       void pulumi.log.warn(plainCredentialWarning(key));
     } else if (!isSetting(name)) {
-      void pulumi.log.warn(`${key} is not a setting of the remote-browser provider and is ignored (its settings: ${Object.keys(CONFIG_FIELDS).join(", ")})`);
+      void pulumi.log.warn(notASettingWarning(key));
     }
   }
 }

@@ -51,7 +51,7 @@ const dataSources = () => import("../core/dataSources");
 
 async function withClient<T>(opts: FunctionOptions | undefined, fn: (c: RemoteBrowserClient, cfg: ProviderConfig) => Promise<T>): Promise<T> {
   const cfg = programConfig(opts);
-  const { clientForConfig } = await import("../core/configuredClient");
+  const { clientForConfig } = await import("../core/context");
   const client = clientForConfig(cfg);
   try {
     return await fn(client, cfg);

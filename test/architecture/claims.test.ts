@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { importGraph, packageImports, reaches, tsFiles } from "./imports";
-import { NATIVE_RESOURCES } from "../../plugin/registry";
+import { NATIVE_RESOURCES } from "../../plugin/resource";
 import { servedSchema } from "../../plugin/servedSchema";
 
 /**
@@ -37,7 +37,7 @@ const CLAIMS: Record<string, () => void> = {
     expect(matching(/process\.argv/, "core/"), "the process's arguments").toEqual([]);
   },
   "reports-through-context": () => {
-    expect(matching(/process\.stderr|console\./, "core/")).toEqual(["core/report"]);
+    expect(matching(/process\.stderr|console\./, "core/")).toEqual(["core/context"]);
     expect(matching(/^let |^var /m, "core/")).toEqual([]);
     expect(matching(/^let |^var /m, "engine-conventions/")).toEqual([]);
   },
@@ -59,18 +59,18 @@ const CLAIMS: Record<string, () => void> = {
     const reach = /sdkRequire\(|["']\.\/proto\/|@pulumi\/pulumi\/proto|\.addService\s*=|cmd\[?[\\/]|cmd\/|run-plugin|dynamic-provider|\.isKnown\b|createRequire\(/;
     expect(matching(reach)).toEqual([
       "engine-conventions/deferredSdkLoad",
-      "engine-conventions/processes",
+      "engine-conventions/liveness",
       "engine-conventions/pulumiSdk",
       "engine-conventions/sdkInternals",
-      "plugin/sdkProviderService",
+      "plugin/provider",
       "release/bundledSdk",
     ]);
   },
   "conventions-stated-once": () => {
-    expect(matching(/"::"|urn:pulumi/)).toEqual(["engine-conventions/urn"]);
+    expect(matching(/"::"|urn:pulumi/)).toEqual(["engine-conventions/wire"]);
     expect(matching(/startsWith\(\s*["']__["']\s*\)/)).toEqual(["engine-conventions/wire"]);
-    expect(matching(/pulumi-nodejs:dynamic/)).toEqual(["engine-conventions/dynamicType"]);
-    expect(matching(/dynamic-provider|run-plugin/)).toEqual(["engine-conventions/processes"]);
+    expect(matching(/pulumi-nodejs:dynamic/)).toEqual(["engine-conventions/wire"]);
+    expect(matching(/dynamic-provider|run-plugin/)).toEqual(["engine-conventions/liveness"]);
   },
   "one-registry": () => {
     const served = servedSchema().resources;
@@ -79,9 +79,9 @@ const CLAIMS: Record<string, () => void> = {
     for (const token of tokens) expect(served[token], token).toEqual(NATIVE_RESOURCES[token]!.schema);
     const native = Object.entries(served).filter(([, r]) => !r.isComponent).map(([t]) => t);
     expect(native.sort()).toEqual([...tokens].sort());
-    expect(graph.get("plugin/handlers")).toContain("plugin/registry");
-    expect(graph.get("plugin/handlers")).not.toContain("plugin/tokens");
-    expect(graph.get("plugin/servedSchema")).toContain("plugin/registry");
+    expect(graph.get("plugin/handlers")).toContain("plugin/resource");
+    expect(graph.get("plugin/handlers")).not.toContain("plugin/identity");
+    expect(graph.get("plugin/servedSchema")).toContain("plugin/resource");
   },
   "bundle-replaces-pulumiSdk": () => {
     const bundle = sources.get("release/bundle")!;

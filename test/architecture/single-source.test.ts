@@ -2,8 +2,7 @@ import * as path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { LOCALES } from "../../client/schemas";
-import { INPUTS, OUTPUTS, inputDoc } from "../../core/fields";
-import type { InputField } from "../../core/fields";
+import { INPUTS, OUTPUTS, inputDoc, type InputField } from "../../core/declaration";
 import { FUNCTIONS } from "../../plugin/functions";
 import { NATIVE_SCHEMA } from "../../plugin/nativeSchema";
 

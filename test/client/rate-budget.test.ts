@@ -1,7 +1,7 @@
 import { MockAgent } from "undici";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { MIN_RATE, RemoteBrowserClient, RequestBudget, sharedBudget } from "../../client";
+import { HeldTurn, MIN_RATE, RemoteBrowserClient, RequestBudget, sharedBudget } from "../../client";
 import type { BudgetClock } from "../../client";
 
 /** A clock that moves only when told; timers fire as it passes them. */
@@ -135,8 +135,8 @@ describe("RequestBudget", () => {
     const client = new RemoteBrowserClient({ baseUrl: "https://api.example.invalid/v8", apiKey: "rb_budget_burst", dispatcher: agent, budget, retry: { maxElapsedMs: 1_000 } });
     try {
       for (let i = 0; i < 10; i++) await budget.acquire("first");
-      const call = { operation: "list sessions", method: "GET", path: "vm/data", auth: true, idempotent: true, schema: z.unknown(), budgetTaken: true } as const;
-      const failures = await Promise.all([0, 1, 2].map(() => client.transport.send(call).catch((e: unknown) => e)));
+      const call = { operation: "list sessions", method: "GET", path: "vm/data", auth: true, idempotent: true, schema: z.unknown() } as const;
+      const failures = await Promise.all([0, 1, 2].map(() => client.transport.send({ ...call, turn: new HeldTurn() }).catch((e: unknown) => e)));
       expect(failures).toMatchObject([{ rateLimited: true }, { rateLimited: true }, { rateLimited: true }]);
       // 10 sent in the last second, refused: 7 a second, once -- not 7, 4.9, 3.43.
       expect(budget.state()).toMatchObject({ refusals: 3, rate: 7 });

@@ -1,11 +1,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { RemoteBrowserError } from "../../client";
-import type { RemoteBrowserClient } from "../../client";
-import { DEFAULT_RETRY_POLICY, retryDecision } from "../../client/retry";
-import { createWhenCapacity } from "../../core/capacity";
-import { generationKey, successorKey } from "../../core/keys";
-import { DEFAULT_POLL_SCHEDULE, nextPollDelay, waitForRunning } from "../../core/wait";
+import { RemoteBrowserError, type RemoteBrowserClient } from "../../client";
+import { DEFAULT_RETRY_POLICY, retryDecision } from "../../client/transport";
+import { createWhenCapacity, generationKey, successorKey, DEFAULT_POLL_SCHEDULE, nextPollDelay, waitForRunning } from "../../core/launch";
 import { eventually, thrown, useEmulator, virtualClock } from "../helpers/emulator";
 
 /**
@@ -21,22 +18,30 @@ async function blocker(): Promise<string> {
   return a.vmId;
 }
 
-function waitOpts(client: RemoteBrowserClient, over: Partial<Parameters<typeof createWhenCapacity>[0]> = {}) {
+type CapacityWaitOptions = Parameters<typeof createWhenCapacity>[0];
+
+/** A capacity wait on a virtual clock; `over` names what a test changes (the request, the wait, the signs to stop). */
+function waitOpts(
+  client: RemoteBrowserClient,
+  over: { request?: CapacityWaitOptions["create"]["request"]; waitMs?: number; onWaiting?: CapacityWaitOptions["onWaiting"]; engineAlive?: () => boolean; cancelled?: () => boolean } = {},
+) {
   const clock = virtualClock();
-  return {
-    clock,
-    opts: {
-      client,
-      request: { browser: "chrome", idempotencyKey: "pr-7-chrome" },
-      waitMs: 60_000,
-      engineAlive: () => true,
-      sleep: clock.sleep,
-      now: clock.now,
-      random: () => 0.5,
-      ...over,
-    },
+  const { request = { browser: "chrome", idempotencyKey: "pr-7-chrome" }, waitMs = 60_000, onWaiting, ...stops } = over;
+  const opts: CapacityWaitOptions = {
+    client,
+    create: { request },
+    waitMs,
+    waiting: { clock: { sleep: clock.sleep, now: clock.now, random: () => 0.5 }, engineAlive: () => true, ...stops },
+    onWaiting,
   };
+  return { clock, opts };
 }
+
+/** `opts` with the wait's pauses taken by `sleep`. */
+const sleepingBy = (opts: CapacityWaitOptions, sleep: (ms: number) => Promise<void>): CapacityWaitOptions => ({
+  ...opts,
+  waiting: { ...opts.waiting, clock: { ...opts.waiting.clock, sleep } },
+});
 
 describe("createWhenCapacity", () => {
   it("waits for a free running slot and then starts one session under the same key", async () => {
@@ -50,7 +55,7 @@ describe("createWhenCapacity", () => {
       await clock.sleep(ms);
       if (++pauses === 2) t.emu.control.endSession(held);
     };
-    const answer = await createWhenCapacity({ ...opts, sleep });
+    const answer = await createWhenCapacity(sleepingBy(opts, sleep));
     expect(answer.status).toBe("ok");
     // Refused twice at the limit, then let through: three creates, each under the one key.
     expect(creates().map((r) => r.status)).toEqual(["ok", "upgrade", "upgrade", "ok"]);
@@ -131,7 +136,7 @@ describe("createWhenCapacity", () => {
       await clock.sleep(ms);
       alive = false;
     };
-    const err = await thrown(() => createWhenCapacity({ ...opts, sleep }));
+    const err = await thrown(() => createWhenCapacity(sleepingBy(opts, sleep)));
     expect((err as Error).message).toBe("the engine went away while waiting for a free running slot; no session was started");
     expect((err as { code?: string }).code).toBe("engine_gone");
     expect(creates()).toHaveLength(2);
@@ -146,7 +151,7 @@ describe("createWhenCapacity", () => {
       await clock.sleep(ms);
       cancelled = true;
     };
-    const err = await thrown(() => createWhenCapacity({ ...opts, sleep }));
+    const err = await thrown(() => createWhenCapacity(sleepingBy(opts, sleep)));
     expect((err as Error).message).toBe("the update was cancelled while waiting for a free running slot; no session was started");
     expect((err as { code?: string }).code).toBe("cancelled");
     expect(creates()).toHaveLength(2);
@@ -158,7 +163,7 @@ describe("waitForRunning at its deadline", () => {
   it("reports a timeout without a look when no time is left", async () => {
     const vmId = await blocker();
     const clock = virtualClock();
-    const outcome = await waitForRunning({ client: t.client(), vmId, timeoutMs: 0, sleep: clock.sleep, now: clock.now });
+    const outcome = await waitForRunning({ client: t.client(), vmId, timeoutMs: 0, waiting: { clock } });
     expect(outcome).toEqual({ kind: "timeout", last: undefined, polls: 0 });
     expect(t.requests("status")).toHaveLength(0);
   });
@@ -167,7 +172,7 @@ describe("waitForRunning at its deadline", () => {
     t.emu.control.preparation({ paused: true });
     const vmId = await blocker();
     const clock = virtualClock();
-    const outcome = await waitForRunning({ client: t.client(), vmId, timeoutMs: 1_000, pollFirst: true, sleep: clock.sleep, now: clock.now });
+    const outcome = await waitForRunning({ client: t.client(), vmId, timeoutMs: 1_000, looks: { pollFirst: true }, waiting: { clock } });
     expect(outcome).toMatchObject({ kind: "timeout", last: "starting" });
     expect(clock.slept[0]).toBe(225); // the default schedule's first look
     expect(clock.slept.reduce((a, b) => a + b, 0)).toBe(1_000);
@@ -189,11 +194,11 @@ describe("waitForRunning's looks", () => {
     const vmId = await blocker();
     await eventually(() => t.emu.control.sessions()[0]!.status === "running");
     const later = virtualClock();
-    const waited = await waitForRunning({ client: t.client(), vmId, timeoutMs: 60_000, sleep: later.sleep, now: later.now });
+    const waited = await waitForRunning({ client: t.client(), vmId, timeoutMs: 60_000, waiting: { clock: later } });
     expect(waited).toMatchObject({ kind: "running", polls: 1 });
     expect(later.slept).toEqual([225]); // the default schedule's first step
     const atOnce = virtualClock();
-    const looked = await waitForRunning({ client: t.client(), vmId, timeoutMs: 60_000, pollFirst: true, sleep: atOnce.sleep, now: atOnce.now });
+    const looked = await waitForRunning({ client: t.client(), vmId, timeoutMs: 60_000, looks: { pollFirst: true }, waiting: { clock: atOnce } });
     expect(looked).toMatchObject({ kind: "running", polls: 1 });
     expect(atOnce.slept).toEqual([]);
     expect(t.requests("status")).toHaveLength(2);
@@ -201,7 +206,7 @@ describe("waitForRunning's looks", () => {
 
   it("reports a session the service does not know", async () => {
     const clock = virtualClock();
-    const outcome = await waitForRunning({ client: t.client(), vmId: "vm-000000000000", timeoutMs: 60_000, pollFirst: true, sleep: clock.sleep, now: clock.now });
+    const outcome = await waitForRunning({ client: t.client(), vmId: "vm-000000000000", timeoutMs: 60_000, looks: { pollFirst: true }, waiting: { clock } });
     expect(outcome).toEqual({ kind: "unknown", polls: 1 });
   });
 });

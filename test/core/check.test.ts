@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SessionProvider } from "../../dynamic/session";
-import type { Failure } from "../../core/check";
+import type { Failure } from "../../core/declaration";
 import { UNKNOWN, eventually, thrown, useEmulator } from "../helpers/emulator";
 
 const t = useEmulator();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { generationKey } from "../../core/keys";
-import { systemClock } from "../../core/clock";
+import { generationKey } from "../../core/launch";
+import { systemClock } from "../../core/context";
 import { thrown, useEmulator, virtualClock } from "../helpers/emulator";
 
 const t = useEmulator();

@@ -14,9 +14,8 @@ import {
   SessionKeptError,
   isProviderError,
 } from "../../core/errors";
-import { settlement } from "../../core/create";
-import { asInitFailure } from "../../engine-conventions/initFailure";
-import type { WaitOutcome } from "../../core/wait";
+import { asInitFailure, settlement } from "../../core/controller";
+import type { WaitOutcome } from "../../core/launch";
 
 /** A second copy of errors.ts, loaded apart from this one (as a bundled or duplicated package would be). */
 function otherCopy(): typeof import("../../core/errors") {

@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { validateCreate } from "../../emulator/validate";
-import { staticFailures } from "../../core/check";
-import { diff } from "../../core/diff";
-import { API_INPUTS, INPUTS, IN_PLACE_INPUTS, OUTPUTS, PROVIDER_INPUTS, REPLACING_INPUTS, SECRET_OUTPUTS } from "../../core/fields";
+import { staticFailures, diff, API_INPUTS, INPUTS, IN_PLACE_INPUTS, OUTPUTS, PROVIDER_INPUTS, REPLACING_INPUTS, SECRET_OUTPUTS } from "../../core/declaration";
 import { COMPONENTS } from "../../plugin/packageSchema";
-import { typeToken } from "../../plugin/tokens";
+import { typeToken } from "../../plugin/identity";
 import { useEmulator } from "../helpers/emulator";
 
 const t = useEmulator();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalApiInputs, generationKey, successorKey } from "../../core/keys";
+import { canonicalApiInputs, generationKey, successorKey } from "../../core/launch";
 import { eventually, thrown, useEmulator } from "../helpers/emulator";
 
 const t = useEmulator();

@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AccountMismatchError, OwnerUnprovenError, ProviderError, SessionKeptError } from "../../core/errors";
-import { ownerFingerprint, serviceAddress } from "../../core/owner";
-import { assertSameOwner, legacyFingerprint } from "../../core/stateUpgrades";
-import type { OwnerIdentity } from "../../core/owner";
+import { ownerFingerprint, serviceAddress, assertSameOwner, legacyFingerprint, type OwnerIdentity } from "../../core/state";
 import { thrown, useEmulator } from "../helpers/emulator";
 
 const t = useEmulator();

@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { RemoteBrowserError } from "../../client";
-import type { QuotaAnswer, SessionEntry } from "../../client";
-import { createWhenCapacity } from "../../core/capacity";
+import { RemoteBrowserError, type QuotaAnswer, type SessionEntry } from "../../client";
+import { createWhenCapacity, QueueProgress, WaitProgress, queueText, sessionName, waitText, DEFAULT_POLL_SCHEDULE, waitForRunning } from "../../core/launch";
 import { Diagnostic, engineDiagnostics } from "../../engine-conventions/diagnostics";
-import { QueueProgress, WaitProgress, queueText, sessionName, waitText } from "../../core/progress";
-import { DEFAULT_POLL_SCHEDULE, waitForRunning } from "../../core/wait";
 import { useEmulator, virtualClock } from "../helpers/emulator";
 
 /** A clock that moves only when the code under test sleeps. */
@@ -38,8 +35,7 @@ describe("progress of the wait for running", () => {
       client: { session: async () => entry(clock.now() >= 12_000 ? "running" : "starting") },
       vmId: "vm-1",
       timeoutMs: 60_000,
-      sleep: clock.sleep,
-      now: clock.now,
+      waiting: { clock },
       onProgress: (p) => reports.push({ ...p, at: clock.now() }),
     });
     expect(outcome.kind).toBe("running");
@@ -73,9 +69,8 @@ describe("progress of the wait for running", () => {
         },
         vmId: "vm-1",
         timeoutMs: 60_000,
-        schedule: DEFAULT_POLL_SCHEDULE,
-        sleep: clock.sleep,
-        now: clock.now,
+        looks: { schedule: DEFAULT_POLL_SCHEDULE },
+        waiting: { clock },
         onProgress: withProgress ? () => undefined : undefined,
       });
       return { at, sleeps: clock.sleeps };
@@ -94,8 +89,7 @@ describe("progress of the wait for running", () => {
       client: { session: async () => entry(clock.now() >= 2_500 ? "running" : "starting") },
       vmId: "vm-1",
       timeoutMs: 60_000,
-      sleep: clock.sleep,
-      now: clock.now,
+      waiting: { clock },
       onProgress: async (p) => {
         if (!p.done) return;
         await new Promise((r) => setTimeout(r, 50));
@@ -114,8 +108,7 @@ describe("progress of the wait for running", () => {
       client: { session: async () => entry(clock.now() >= 3_000 ? "running" : "starting") },
       vmId: "vm-1",
       timeoutMs: 60_000,
-      sleep: clock.sleep,
-      now: clock.now,
+      waiting: { clock },
       onProgress: () => {
         throw new Error("display broken");
       },
@@ -147,12 +140,9 @@ describe("progress of the capacity wait", () => {
         },
         quota: async () => full,
       },
-      request: { browser: "chrome" } as never,
+      create: { request: { browser: "chrome" } as never },
       waitMs: 60_000,
-      engineAlive: () => true,
-      sleep: clock.sleep,
-      now: clock.now,
-      random: () => 0.5,
+      waiting: { clock: { sleep: clock.sleep, now: clock.now, random: () => 0.5 }, engineAlive: () => true },
       onProgress: (p) => reports.push({ ...p, at: clock.now() }),
     });
     expect(answer.vmId).toBe("vm-9");

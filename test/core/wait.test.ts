@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_POLL_SCHEDULE, PollSchedule, nextPollDelay, waitForRunning } from "../../core/wait";
+import type { PollSchedule } from "../../core/context";
+import { DEFAULT_POLL_SCHEDULE, nextPollDelay, waitForRunning } from "../../core/launch";
 import { modelPoint, modelSession } from "../../bench/model";
 import { CALLS_PER_SECOND_GOAL, overheadGoalMs, samplePrepTimes } from "../../bench/overhead";
 
@@ -75,8 +76,7 @@ describe("waitForRunning and a state the spec does not name", () => {
       client: { session: async (vmId) => ({ id: vmId, status: states.shift()!, name: "Google Chrome", created: "2026-11-26T00:00:00.000Z" }) },
       vmId: "vm-aaaaaaaa0001",
       timeoutMs: 60_000,
-      sleep: async (ms) => void (t += ms),
-      now: () => t,
+      waiting: { clock: { sleep: async (ms) => void (t += ms), now: () => t } },
     });
     expect(outcome).toMatchObject({ kind: "running", polls: 3 });
   });

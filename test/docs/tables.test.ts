@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { INPUTS, OUTPUTS } from "../../core/fields";
+import { INPUTS, OUTPUTS } from "../../core/declaration";
 import { blocks, read } from "./markdown";
 
 /**

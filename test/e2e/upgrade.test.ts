@@ -2,10 +2,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { expect, inject, it } from "vitest";
 import type { SessionSeed } from "../../emulator";
-import { ownerFingerprint, serviceAddress } from "../../core/owner";
-import { legacyFingerprint } from "../../core/stateUpgrades";
-import { withStack } from "./harness";
-import type { E2EStack } from "./harness";
+import { ownerFingerprint, serviceAddress, legacyFingerprint } from "../../core/state";
+import { withStack, type E2EStack } from "./harness";
 import { REVIEW_SESSIONS_FILE, REVIEW_STATE_FILE, UPGRADE_API_KEY, UPGRADE_PASSPHRASE, UPGRADE_SESSIONS_FILE, UPGRADE_STATE_FILE } from "./upgrade/fixture";
 
 /**

@@ -5,9 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as ts from "typescript";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parseEngineAddress } from "../../engine-conventions/address-probe";
-import { isDynamicProviderHost, isPluginProcess } from "../../engine-conventions/processes";
-import { engineGoneReason, engineWatcher } from "../../engine-conventions/liveness";
+import { parseEngineAddress, isDynamicProviderHost, isPluginProcess, engineGoneReason, engineWatcher } from "../../engine-conventions/liveness";
 import { withPreload } from "../../runner/environment";
 import { isRunning, processInfo } from "../helpers/processes";
 
@@ -118,7 +116,7 @@ describe("a plugin process whose engine was killed", () => {
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-liveness-"));
     // The watcher's sources as plain CommonJS, so that a separate process runs exactly this checkout's code.
-    for (const name of ["liveness", "address-probe", "processes", "deferredSdkLoad", "exit-with-engine"]) {
+    for (const name of ["liveness", "deferredSdkLoad", "exit-with-engine"]) {
       const source = fs.readFileSync(path.join(__dirname, "..", "..", "engine-conventions", `${name}.ts`), "utf8");
       const out = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } });
       fs.writeFileSync(path.join(dir, `${name}.js`), out.outputText);
@@ -180,7 +178,7 @@ describe("a plugin process whose engine was killed", () => {
     fs.writeFileSync(
       plugin,
       `const { exitWhenEngineGone } = require(${JSON.stringify(path.join(dir, "liveness.js"))});
-       const { parseEngineAddress, probeAddress } = require(${JSON.stringify(path.join(dir, "address-probe.js"))});
+       const { parseEngineAddress, probeAddress } = require(${JSON.stringify(path.join(dir, "liveness.js"))});
        exitWhenEngineGone(undefined, 20);
        setInterval(() => undefined, 1 << 30);
        // Told once the address refused and five more of the exit's checks have passed.

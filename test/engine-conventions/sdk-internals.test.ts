@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CHECKED_SDK_VERSIONS, pulumiModules } from "../../engine-conventions/sdkInternals";
-import { sdkProviderService } from "../../plugin/sdkProviderService";
+import { sdkProviderService } from "../../plugin/provider";
 import { GRPC_SERVER_OPTIONS } from "../../plugin/server";
 import { sdkRequire } from "../../engine-conventions/pulumiSdk";
 

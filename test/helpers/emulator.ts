@@ -3,16 +3,11 @@
  * preparation time, clients whose backoff never sleeps for real, and providers that poll fast.
  */
 import { afterEach, beforeEach } from "vitest";
-import type { Emulator, EmulatorOptions, Operation, RequestLogEntry } from "../../emulator";
-import { startEmulator } from "../../emulator";
-import type { ClientOptions } from "../../client";
-import { RemoteBrowserClient, RequestBudget } from "../../client";
-import type { ProviderDeps } from "../../dynamic/session";
-import { SessionProvider } from "../../dynamic/session";
+import { type Emulator, type EmulatorOptions, type Operation, type RequestLogEntry, startEmulator } from "../../emulator";
+import { type ClientOptions, RemoteBrowserClient, RequestBudget } from "../../client";
+import { type ProviderDeps, SessionProvider } from "../../dynamic/session";
 export { eventually } from "./eventually";
-import type { PollSchedule } from "../../core/wait";
-import type { Clock } from "../../core/clock";
-import type { Diagnostics } from "../../core/report";
+import type { PollSchedule, Clock, Diagnostics } from "../../core/context";
 
 /** Preparation time of sessions in these tests: long enough to be seen `starting`, short enough not to wait. */
 export const TEST_PREP_MS = 40;

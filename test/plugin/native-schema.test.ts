@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ENUMS, NATIVE_SCHEMA } from "../../plugin/nativeSchema";
-import { NATIVE_RESOURCES } from "../../plugin/registry";
+import { NATIVE_RESOURCES } from "../../plugin/resource";
 import { FUNCTIONS } from "../../plugin/functions";
 import { CONFIG_FIELDS, ConfigError, loadConfig } from "../../core/config";
 import { usageResult } from "../../core/dataSources";
-import { INPUTS, OUTPUTS } from "../../core/fields";
+import { INPUTS, OUTPUTS } from "../../core/declaration";
 import { useEmulator } from "../helpers/emulator";
 
 /**

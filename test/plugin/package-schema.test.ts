@@ -6,7 +6,7 @@ import { deriveSchema } from "../../plugin/deriveSchema";
 import { PackageSchema, SCHEMA_FILE, schemaFileText } from "../../plugin/packageSchema";
 import { withNativeSchema } from "../../plugin/servedSchema";
 import { RemoteBrowserComponentProvider } from "../../plugin/provider";
-import { API_INPUTS, PROVIDER_INPUTS } from "../../core/fields";
+import { API_INPUTS, PROVIDER_INPUTS } from "../../core/declaration";
 
 /**
  * The schema the plugin serves: `plugin/schema.json` must be what `componentProviderHost`'s analyzer

@@ -2,9 +2,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PackageSchema, SCHEMA_FILE } from "../../plugin/packageSchema";
-import { withNativeSchema } from "../../plugin/servedSchema";
+import { withNativeSchema, LOGO_FILE, packageMetadata } from "../../plugin/servedSchema";
 import { pluginIdentity } from "../../plugin/identity";
-import { LOGO_FILE, packageMetadata } from "../../plugin/packageMetadata";
 
 /**
  * What the served schema says of the package: what a registry lists, where the engine fetches the plugin,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkConfig, diffConfig, plainCredentialWarning, plainCredentialsIn, projectCredentialWarning, projectCredentialsIn, settingsFrom } from "../../plugin/providerConfig";
-import { isSecret, reveal, secret } from "../../engine-conventions/secrets";
+import { isSecret, reveal, secret } from "../../engine-conventions/wire";
 
 /** The provider's own settings as the plugin's CheckConfig, DiffConfig and Configure read them. */
 describe("CheckConfig", () => {

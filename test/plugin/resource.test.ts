@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { pulumiModules } from "../../engine-conventions/sdkInternals";
 import { nativeHandlers } from "../../plugin/handlers";
 import { NativeBrowserSessions } from "../../plugin/resource";
-import { BROWSER_SESSION } from "../../plugin/tokens";
-import { isSecret, reveal, secret } from "../../engine-conventions/secrets";
-import { INPUTS, UNKNOWN } from "../../core/fields";
+import { BROWSER_SESSION } from "../../plugin/identity";
+import { isSecret, reveal, secret } from "../../engine-conventions/wire";
+import { INPUTS, UNKNOWN } from "../../core/declaration";
 import { virtualClock, thrown, useEmulator } from "../helpers/emulator";
 
 /**
@@ -112,7 +112,7 @@ describe("read", () => {
   it("by id alone is refused when the key came as plain stack config (an import would record it in clear text), naming the fix", async () => {
     const vmId = (await t.client().createSession({ browser: "chrome" })).vmId;
     const sessions = native();
-    sessions.keyInPlainConfig = true;
+    sessions.configured({ keyInPlainConfig: true });
     const err = await thrown(() => sessions.read(vmId, {}, {}));
     expect(err.message).toMatch(/remote-browser:apiKey is plain stack config .*`pulumi config set --secret remote-browser:apiKey`.*then import again/);
   });

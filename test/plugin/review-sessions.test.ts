@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { DYNAMIC_SESSION_TYPE } from "../../engine-conventions/dynamicType";
+import { DYNAMIC_SESSION_TYPE } from "../../engine-conventions/wire";
 import { ReviewSessions } from "../../plugin/reviewSessions";
 import { pluginIdentity } from "../../plugin/identity";
 import { RemoteBrowserComponentProvider } from "../../plugin/provider";

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { Emulator, startEmulator } from "../../emulator";
-import { isSecret, reveal, secret } from "../../engine-conventions/secrets";
+import { isSecret, reveal, secret } from "../../engine-conventions/wire";
 import { run } from "../../release/run";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CommandError } from "@pulumi/pulumi/automation";
-import { generationKey, successorKey } from "../../core/keys";
+import { generationKey, successorKey } from "../../core/launch";
 import { credentialsOf, redactError, redactor, secretsOfEnvironment } from "../../runner/redact";
 
 const KEY = "rb_test_0123456789abcdef0123456789abcdef";

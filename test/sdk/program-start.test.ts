@@ -49,7 +49,7 @@ describe("a program's start", () => {
 
   it("loads the client with the first client made for the settings", async () => {
     const modules = await loadedBy(
-      `const c = require("./dist/core/configuredClient").clientForConfig({ baseUrl: "http://127.0.0.1:9/v8", requestTimeoutSeconds: 1 }); if (typeof c.images !== "function") throw new Error("no client")`,
+      `const c = require("./dist/core/context").clientForConfig({ baseUrl: "http://127.0.0.1:9/v8", requestTimeoutSeconds: 1 }); if (typeof c.images !== "function") throw new Error("no client")`,
     );
     expect(clientParts(modules)).toEqual(CLIENT_PARTS.filter((p) => p !== "dist/core/dataSources.js"));
   });

@@ -8,7 +8,7 @@ import * as vm from "node:vm";
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BrowserSession } from "../../sdk";
-import { STORED_PROVIDER_TEXT } from "../../sdk/storedProvider";
+import { STORED_PROVIDER_TEXT } from "../../sdk/browserSession";
 import { useMockEngine, value } from "./mocks";
 
 const CONFIG_KEY = "rb_test_secret_value_1234567890";

@@ -1,0 +1,657 @@
+import { type ApiVersion, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type V7CreateRequest, hasEndedOrFailed, type SessionEntry, isMasked } from "../client";
+import type { ProviderContext, Reporter } from "./context";
+import { type SessionInputs, API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS, type SessionOutputs, errorText, fromEntry, mirrorInputs, unconfirmedWarning, inputsFrom, presentOf, SECRET_OUTPUTS, withoutNulls } from "./declaration";
+import { createWhenCapacity, sessionName, sessionProgress, generationKey, successorKey, WaitOutcome, describe, waitForRunning } from "./launch";
+import { CancelledError, EndedWhileStartingError, EngineGoneError, IdempotencyKeysExhaustedError, LocationNotAppliedError, NotRunningInTimeError, PreparationFailedError, ProviderError, ProviderErrorContext, SessionKeptError, StaleIdempotencyKeyError, StatusUnreadableError, ImportError, ValidationError } from "./errors";
+import { assertSameOwner, unprovenOwner, type OwnerIdentity, recordsOwner } from "./state";
+
+/**
+ * The typed requests of the operations on one session, each handed whole to its operation (as
+ * pulumi-go-provider's `infer` hands each CRUD method one request): what a front knows of the call beyond
+ * the context. The context gives the operation its reporter on `urn` (ProviderContext.reporter).
+ */
+export interface SessionRequest {
+  /**
+   * The resource's URN: the row of the engine's display the operation's progress and warnings go to.
+   * Absent where the front is not told (a dynamic provider's read and delete, a program of an older release).
+   */
+  urn?: string;
+  /** The resource's name, the last part of its URN: how warnings name the session. */
+  name?: string;
+}
+
+export type SessionInputMap = SessionInputs & Record<string, unknown>;
+
+export interface CreateSessionRequest extends SessionRequest {
+  inputs: SessionInputMap;
+  /**
+   * The resource's identity in its stack, the same for every attempt to create this generation (in this
+   * run or the one after a killed update): the seed of its derived idempotency key. Without one, the key
+   * is drawn at random, and a killed update's session cannot be adopted.
+   */
+  seed?: string;
+  /** Take over this running session (the `import` resource option) instead of starting one. */
+  adoptVmId?: string;
+  /**
+   * The resource's `customTimeouts.create`, in seconds, where the engine passes it (the plugin's
+   * front door; a dynamic provider is never told). It bounds the whole create, capacity wait included,
+   * together with `readyTimeoutSeconds`: the shorter wins.
+   */
+  engineTimeoutSeconds?: number;
+}
+
+export interface AdoptSessionRequest extends SessionRequest {
+  inputs: SessionInputMap;
+  vmId: string;
+}
+
+/** A refresh (`props`: the recorded outputs) or a destroy of the session `id`. */
+export interface RecordedSessionRequest extends SessionRequest {
+  id: string;
+  props: Record<string, unknown>;
+}
+
+export type ReadSessionRequest = RecordedSessionRequest;
+
+export interface DeleteSessionRequest extends RecordedSessionRequest {
+  /**
+   * The resource's `customTimeouts.delete`, in seconds, where the engine passes it (the plugin's front
+   * door; a dynamic provider is never told): how long ending the session may take before destroy fails.
+   */
+  engineTimeoutSeconds?: number;
+}
+
+/**
+ * An operation on a recorded session (`doing`, in the user's words), by the API version the session was
+ * started with: its id checked first, then the version's own operation.
+ */
+export function byRecordedVersion<R, Q extends RecordedSessionRequest = RecordedSessionRequest>(
+  ops: Record<ApiVersion, (ctx: ProviderContext, req: Q) => Promise<R>>,
+  doing: string,
+) {
+  return async (ctx: ProviderContext, req: Q): Promise<R> => {
+    checkSessionId(req.id, doing);
+    return ops[ctx.versionOf(req.props).name](ctx, req);
+  };
+}
+
+/** A session created or adopted; `idempotencyKey`: the key a version 8 create started it under. */
+type Created = { id: string; outs: SessionOutputs; idempotencyKey?: string };
+
+/** Create: adopts the session named by the `import` option, or starts one the configured version's way. */
+export async function create(ctx: ProviderContext, req: CreateSessionRequest): Promise<Created> {
+  const { adoptVmId } = req;
+  if (adoptVmId !== undefined) checkSessionId(adoptVmId, "importing a session (the import resource option)");
+  const { id, outs, idempotencyKey }: Created = adoptVmId
+    ? await ADOPT[ctx.version().name](ctx, { ...req, vmId: adoptVmId })
+    : await CREATE[ctx.version().name](ctx, req);
+  return { id, outs, idempotencyKey };
+}
+
+const CREATE: Record<ApiVersion, (ctx: ProviderContext, req: CreateSessionRequest) => Promise<Created>> = {
+  v8: createV8,
+  v7: createV7,
+};
+
+/**
+ * How far before the service's answer a failed session's start must lie for it to be an earlier one.
+ * The service's clock (its Date header, in whole seconds) is compared with its own timestamps, so client
+ * clock skew plays no part; the margin covers the header's rounding. Misjudging a new failed session as
+ * an earlier one costs one more attempt under the next key, never a session left running.
+ */
+const REPLAY_SKEW_MS = 1_000;
+/**
+ * Earlier generations of the same resource that may have used up keys of the chain: a stack destroyed
+ * and brought up again with the same inputs walks one step further each time (a replayed create and a
+ * status read per step, no session started).
+ */
+const MAX_KEY_STEPS = 1_000;
+
+/** Version 8: one create under an idempotency key (waiting for capacity if asked), then wait until running. */
+export async function createV8(ctx: ProviderContext, req: CreateSessionRequest): Promise<Created> {
+  const { inputs } = req;
+  const client = ctx.api();
+  const { clock } = ctx;
+  const limit = createLimit(inputs.readyTimeoutSeconds, req.engineTimeoutSeconds);
+  const timeoutMs = limit.seconds * 1000;
+  const deadline = clock.now() + timeoutMs;
+  const request = apiRequest(inputs);
+  const userKey = inputs.idempotencyKey;
+  // Known before any session starts: a key whose account cannot be read starts nothing.
+  const owner = await ctx.owner();
+  const baseKey = userKey ?? generationKey(req.seed, undefined, inputs, ctx.cfg().idempotencySecret);
+  const capacityWaitSeconds = inputs.waitForCapacitySeconds ?? ctx.cfg().waitForCapacitySeconds;
+  // The engine's bound covers the whole create: a queue for capacity may not outlast it.
+  const capacityWaitMs = limit.by === "customTimeouts.create" ? Math.min(capacityWaitSeconds * 1000, timeoutMs) : capacityWaitSeconds * 1000;
+  // Progress and warnings go to this resource's own row in the engine's display.
+  const report = ctx.reporter(req.urn);
+  const progress = sessionProgress(report);
+
+  // The session this create replaces, once a key has answered with it.
+  let replaced: string | undefined;
+  for (let step = 0; step < MAX_KEY_STEPS; step++) {
+    if (ctx.cancelled()) throw new CancelledError("the update was cancelled before the session was started; no session was started");
+    const key = successorKey(baseKey, step);
+    // The service's clock at its answer, so that telling an earlier session from a new one does not
+    // depend on how well our clock agrees with the service's.
+    let answeredAt = clock.now();
+    const start = () => createWhenCapacity({
+      client,
+      create: {
+        request: { ...request, idempotencyKey: key },
+        onServerTime: (ms) => (answeredAt = ms),
+        // Refusals for the rate limit are retried within the resource's own deadline when it is under 60 s.
+        retryWithinMs: Math.max(0, deadline - clock.now()),
+      },
+      waitMs: capacityWaitMs,
+      waiting: ctx,
+      onWaiting: (q) =>
+        void report.warning(
+          `${sessionName(req.name)}: the account's running limit is reached (${q.running_sessions_used} of ${q.running_session_limit}); ` +
+            `waiting up to ${capacityWaitSeconds} s for a free slot`,
+        ),
+      onProgress: progress.queued,
+    });
+    const answer = replaced ? await startBeside(ctx, replaced, start, report, req.name) : await start();
+    const vmId = answer.vmId;
+    if (ctx.isRecordedSession(vmId)) {
+      // The key is the one the session being replaced was started under (same resource, same inputs: a
+      // --replace, a replaceOnChanges on an input the service is not sent, a replacementTrigger), and the
+      // engine ends that session after this create, or has already. Its replacement is the next key's.
+      if (userKey) {
+        throw new StaleIdempotencyKeyError(
+          `idempotencyKey "${userKey}" belongs to session ${vmId}, the one being replaced; set a new idempotencyKey to start its replacement`,
+          { vmId },
+        );
+      }
+      replaced = vmId;
+      continue;
+    }
+    const outs: SessionOutputs = {
+      ...mirrorInputs(inputs),
+      vmId,
+      shareUrl: answer.shareUrl,
+      shareUrlPath: answer.shareUrlPath,
+      status: "starting",
+      locationApplied: answer.location_applied,
+      locationReason: answer.location_reason,
+      apiVersion: "v8",
+      owner,
+    };
+    let outcome: WaitOutcome;
+    try {
+      outcome = await waitForRunning({
+        // Looks go on the process's shared poll tick, behind creates and removes in the request budget.
+        client: { session: (id) => client.pollSession(id) },
+        vmId,
+        timeoutMs: Math.max(0, deadline - clock.now()),
+        waiting: ctx,
+        // Past the first key the answer is likely a replay of an ended session: look at once.
+        looks: { schedule: ctx.schedule, pollFirst: step > 0 },
+        onProgress: progress.waiting,
+      });
+    } catch (err) {
+      // The session exists but its status could not be read: thrown as is, the engine would forget it.
+      if (!ctx.engineAlive()) throw err;
+      return failAndRemove(ctx, outs, {
+        Failure: StatusUnreadableError,
+        why: `waiting for session ${vmId} to run failed: ${errorText(err)}`,
+      });
+    }
+    if (isStaleReplay(outcome, answeredAt)) {
+      // The key's first answer was a session of an earlier generation that has ended since.
+      if (userKey) {
+        throw new StaleIdempotencyKeyError(
+          `idempotencyKey "${userKey}" belongs to session ${vmId}, which has ended (${describe(outcome)}); ` +
+            "set a new idempotencyKey to start a new session",
+          { vmId },
+        );
+      }
+      continue;
+    }
+    const verdict = settlement(outcome, {
+      vmId,
+      timeoutMs,
+      limitedBy: limit.by,
+      country: inputs.country,
+      requireLocation: inputs.requireLocation === true,
+      answered: { locationApplied: answer.location_applied, locationReason: answer.location_reason },
+    });
+    switch (verdict.kind) {
+      case "running": {
+        const running = { ...outs, ...fromEntry(verdict.entry) };
+        // Started before this create asked: a session of an earlier run handed over through its key.
+        if (startedBefore(verdict.entry, answeredAt)) ctx.handedOverEarlierSession(vmId);
+        if (verdict.warning) await report.warning(`${sessionName(req.name)}: ${verdict.warning}`);
+        return { id: vmId, outs: running, idempotencyKey: key };
+      }
+      case "remove":
+        return failAndRemove(ctx, verdict.entry ? { ...outs, ...fromEntry(verdict.entry) } : outs, verdict);
+      case "fail":
+        throw new verdict.Failure(verdict.why, { vmId });
+    }
+  }
+  throw new IdempotencyKeysExhaustedError(`no fresh idempotency key found after ${MAX_KEY_STEPS} ended sessions of this resource`);
+}
+
+/**
+ * Starts the replacement of session `replaced` while the engine still holds it (a replacement the engine
+ * makes create-before-delete: --replace, a tainted resource, a replacementTrigger, or the program's
+ * deleteBeforeReplace: false). When the account's running limit leaves no room beside it, the replacement
+ * could never start, and the engine would end the old session only after it had: the old session is ended
+ * first, as delete-before-replace would, and said so. The engine's delete of it afterwards finds it ended.
+ */
+async function startBeside(
+  ctx: ProviderContext,
+  replaced: string,
+  start: () => Promise<CreateAnswer>,
+  report: Reporter,
+  name: string | undefined,
+): Promise<CreateAnswer> {
+  try {
+    return await start();
+  } catch (err) {
+    if (!isRemoteBrowserError(err) || err.code !== "upgrade") throw err;
+    const quota = await ctx.api().quota();
+    if (quota.running_sessions_remaining > 0 || (quota.cycle_session_limit !== null && quota.cycle_sessions_remaining === 0)) throw err;
+    await ctx.api().removeSession(replaced);
+    await report.warning(
+      `${sessionName(name)}: the account's running limit (${quota.running_session_limit}) leaves no room for the replacement beside session ${replaced}, ` +
+        "so that session was ended first, as deleteBeforeReplace does; its link is down until the replacement runs",
+    );
+    return start();
+  }
+}
+
+/**
+ * Version 7: one create, not waited for -- the version has no status or end operation -- and no
+ * idempotency key, which it does not take.
+ */
+export async function createV7(ctx: ProviderContext, req: CreateSessionRequest): Promise<Created> {
+  const { inputs } = req;
+  const { egress: _e, idempotencyKey: _k, ...rest } = apiRequest(inputs);
+  const owner = await ctx.owner();
+  const answer = await ctx.api().v7.createSession(rest as V7CreateRequest);
+  await ctx.reporter(req.urn).warning(
+    `BrowserSession ${answer.vmId} was started with API version 7, which has no status or end operation: ` +
+      "it was not waited for, refresh cannot see it and destroy cannot end it (use apiVersion v8)",
+  );
+  return {
+    id: answer.vmId,
+    outs: {
+      ...mirrorInputs(inputs),
+      vmId: answer.vmId,
+      shareUrl: answer.shareUrl,
+      shareUrlPath: answer.shareUrlPath,
+      status: "starting",
+      apiVersion: "v7",
+      owner,
+    },
+  };
+}
+
+/** How long a create may wait, and which setting says so. */
+export interface CreateLimit {
+  seconds: number;
+  by: "readyTimeoutSeconds" | "customTimeouts.create";
+}
+
+/** readyTimeoutSeconds (or its default) and the engine's customTimeouts.create: the shorter wins. */
+export function createLimit(readyTimeoutSeconds: number | undefined, engineTimeoutSeconds: number | undefined): CreateLimit {
+  const ready = readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS;
+  if (engineTimeoutSeconds !== undefined && Number.isFinite(engineTimeoutSeconds) && engineTimeoutSeconds > 0 && engineTimeoutSeconds < ready) {
+    return { seconds: engineTimeoutSeconds, by: "customTimeouts.create" };
+  }
+  return { seconds: ready, by: "readyTimeoutSeconds" };
+}
+
+type FailureClass = new (message: string, ctx?: ProviderErrorContext) => ProviderError;
+
+/** What the wait's outcome means for the session: handed over, ended then failed, or failed as it is. */
+export type Settlement =
+  | { kind: "running"; entry: Extract<WaitOutcome, { kind: "running" }>["entry"]; warning?: string }
+  | { kind: "remove"; Failure: FailureClass; why: string; entry?: Extract<WaitOutcome, { kind: "running" }>["entry"] }
+  | { kind: "fail"; Failure: FailureClass; why: string };
+
+/**
+ * Turns the wait's outcome into what create does next. Pure (table-tested): a session that cannot be
+ * handed over is ended ("remove") unless it ended by itself, or the engine went away -- then the next
+ * `pulumi up` adopts it through the same idempotency key, and ending it would do harm.
+ */
+export function settlement(
+  outcome: WaitOutcome,
+  s: {
+    vmId: string;
+    timeoutMs: number;
+    /** Which setting the time-out came from, named in the message. @default "readyTimeoutSeconds" */
+    limitedBy?: CreateLimit["by"];
+    country?: string;
+    requireLocation: boolean;
+    /** What the create answer said about the location; the status entry, when it says, wins. */
+    answered?: { locationApplied?: boolean; locationReason?: string };
+  },
+): Settlement {
+  const { vmId } = s;
+  switch (outcome.kind) {
+    case "running": {
+      const applied = outcome.entry.location_applied ?? s.answered?.locationApplied;
+      if (applied !== false) return { kind: "running", entry: outcome.entry };
+      const reason = outcome.entry.location_reason ?? s.answered?.locationReason ?? "unavailable";
+      const why = `session ${vmId} started on the default connection: no free exit in "${s.country}" (${reason})`;
+      if (s.requireLocation) return { kind: "remove", Failure: LocationNotAppliedError, why: `${why}, and requireLocation is set`, entry: outcome.entry };
+      return { kind: "running", entry: outcome.entry, warning: `${why}; set requireLocation to fail instead` };
+    }
+    case "failed":
+      return { kind: "remove", Failure: PreparationFailedError, why: `session ${vmId} could not start: its preparation ended in state "error"` };
+    case "ended":
+      return { kind: "fail", Failure: EndedWhileStartingError, why: `session ${vmId} ended (state "${outcome.entry.status}") before it was running` };
+    case "unknown":
+      return { kind: "fail", Failure: EndedWhileStartingError, why: `session ${vmId} was accepted but the service no longer knows it` };
+    case "timeout":
+      return {
+        kind: "remove",
+        Failure: NotRunningInTimeError,
+        why: `session ${vmId} was not running after ${s.timeoutMs / 1000} s (last state "${outcome.last ?? "unknown"}"); ${
+          s.limitedBy === "customTimeouts.create"
+            ? "the resource's customTimeouts.create is shorter than readyTimeoutSeconds; raise it if preparation is slow"
+            : "raise readyTimeoutSeconds if preparation is slow"
+        }`,
+      };
+    case "engine-gone":
+      return { kind: "fail", Failure: EngineGoneError, why: `the engine went away while session ${vmId} was starting; leaving it for the next update` };
+    case "cancelled":
+      return { kind: "remove", Failure: CancelledError, why: `the update was cancelled while session ${vmId} was starting` };
+  }
+}
+
+/** Ends a session that cannot be handed over, then fails; if ending fails too, the engine keeps the id. */
+async function failAndRemove(
+  ctx: ProviderContext,
+  outs: SessionOutputs,
+  f: { Failure: FailureClass; why: string },
+): Promise<never> {
+  try {
+    await ctx.api().removeSession(outs.vmId);
+  } catch (err) {
+    // The engine records a resource that was created but failed to initialise: each front shapes it.
+    throw new SessionKeptError(
+      `${f.why}; ending it failed as well (${errorText(err)}), so it is kept in the stack: run \`pulumi destroy\` or \`pulumi up\` again to end it`,
+      {
+        vmId: outs.vmId,
+        cause: err,
+        outputs: { ...outs, status: "unknown" } as unknown as Record<string, unknown>,
+      },
+    );
+  }
+  throw new f.Failure(`${f.why}; the session was ended`, { vmId: outs.vmId });
+}
+
+/**
+ * A create's failure as a front throws it to its host: a SessionKeptError that carries a session's outputs
+ * becomes the engine's "created but failed to initialise" (SessionKeptError.recordedAs), recording the
+ * outputs in the front's `shape` but for the secret ones -- the dynamic provider host records a failed
+ * create's properties as given, with no way to mark one secret, and a kept session needs nothing but its
+ * id and owner for the destroy that ends it -- so that one failed create leaves the same state whichever
+ * front served it. Any other error is thrown as it is.
+ */
+export function asInitFailure(err: unknown, shape: (recorded: Record<string, unknown>) => Record<string, unknown>): unknown {
+  if (!(err instanceof SessionKeptError) || !err.outputs) return err;
+  const o = err.outputs;
+  const recorded = Object.fromEntries(Object.keys(o).filter((k) => !(SECRET_OUTPUTS as readonly string[]).includes(k)).map((k) => [k, o[k]]));
+  return err.recordedAs(() => shape(withoutNulls(recorded)));
+}
+
+/** The request the service is sent: the API inputs that are set. */
+export function apiRequest(inputs: Record<string, unknown>): CreateRequest {
+  return presentOf(inputs, API_INPUTS) as unknown as CreateRequest;
+}
+
+/**
+ * Whether the key's answer named a session of an earlier generation rather than a new one. A session
+ * that has ended, or that the service no longer knows, cannot be the one just started. One in state
+ * `error` may be either; it is an earlier one when it was created well before the service answered.
+ */
+function isStaleReplay(outcome: WaitOutcome, answeredAt: number): boolean {
+  if (outcome.kind === "unknown" || outcome.kind === "ended") return true;
+  if (outcome.kind !== "failed") return false;
+  return startedBefore(outcome.entry, answeredAt);
+}
+
+/** Whether the service started the session well before it answered this create. */
+function startedBefore(entry: { created: string }, answeredAt: number): boolean {
+  const created = Date.parse(entry.created);
+  return Number.isFinite(created) && created < answeredAt - REPLAY_SKEW_MS;
+}
+
+/**
+ * Import: takes over a session that was started elsewhere, by the configured key's account. The status
+ * operation tells its state, browser and start time but not its share link, so an adopted session has
+ * no shareUrl; its other inputs are recorded as declared, unconfirmed, and a warning says so
+ * (core/declaration.ts, markUnconfirmed). It records the account's fingerprint, like a session this provider started.
+ */
+export async function adoptV8(ctx: ProviderContext, req: AdoptSessionRequest): Promise<{ id: string; outs: SessionOutputs }> {
+  const { inputs, vmId } = req;
+  const client = ctx.api();
+  const { entry, owner } = await sessionToTakeOver(ctx, vmId, inputs.browser, `importing ${vmId}`);
+  const outs: SessionOutputs = { ...mirrorInputs(inputs), vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner };
+  await ctx.reporter(req.urn).warning(unconfirmedWarning(vmId, Object.keys(mirrorInputs(inputs))));
+  if (entry.status === "running") return { id: vmId, outs };
+  const outcome = await waitForRunning({
+    client,
+    vmId,
+    timeoutMs: (inputs.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS) * 1000,
+    waiting: ctx,
+    looks: { schedule: ctx.schedule },
+    onProgress: sessionProgress(ctx.reporter(req.urn)).waiting,
+  });
+  if (outcome.kind !== "running") throw new ImportError(`importing ${vmId}: it did not reach running (${describe(outcome)})`, { vmId });
+  return { id: vmId, outs: { ...outs, ...fromEntry(outcome.entry) } };
+}
+
+/** Version 7 has no status operation: there is nothing to take over by. */
+export async function adoptV7(_ctx: ProviderContext, { vmId }: AdoptSessionRequest): Promise<never> {
+  throw new ImportError(`importing ${vmId}: API version 7 has no status operation`, { vmId });
+}
+
+/** Import, by the configured version. */
+export const ADOPT: Record<ApiVersion, typeof adoptV8> = { v8: adoptV8, v7: adoptV7 };
+
+/**
+ * The session to take over, checked: known to the key's account, not ended, and running `browser` when
+ * given. `doing` says what the user asked for, in their words (an import, a `get`).
+ */
+export async function sessionToTakeOver(ctx: ProviderContext, vmId: string, browser: string | undefined, doing: string) {
+  const owner = await ctx.owner();
+  const entry = await ctx.api().session(vmId);
+  if (!entry) {
+    // The account's fingerprint means nothing to a user here; what to check does.
+    throw new ImportError(
+      `${doing}: the service knows no such session of the account whose key is configured; check the id, and that the key is the one of the account that started the session`,
+      { vmId },
+    );
+  }
+  if (hasEndedOrFailed(entry.status)) {
+    throw new ImportError(`${doing}: the session has ended (state "${entry.status}"), so there is nothing to take into the stack`, { vmId });
+  }
+  const image = (await ctx.images()).images.find((i) => i.name === entry.name);
+  if (browser !== undefined && image && image.id !== browser) {
+    throw new ImportError(`${doing}: it runs ${entry.name} (browser "${image.id}"), not browser "${browser}"`, { vmId });
+  }
+  return { entry, image, owner };
+}
+
+export interface ReadResult {
+  id?: string;
+  props?: Record<string, unknown>;
+  inputs?: Record<string, unknown>;
+}
+
+/**
+ * Refresh, by the version the session was started with. (The engine's import would call this without
+ * props; the SDK turns imports into adoptions instead.)
+ */
+export const read = byRecordedVersion<ReadResult>({ v8: readV8, v7: readV7 }, "refreshing a session");
+
+/**
+ * Version 8: the session's state from the service. A session that has ended, failed or that the service
+ * does not know is gone (no id) -- but "unknown" means gone only when the account and service that made
+ * the session are the ones asking, as its fingerprint shows; under another one, or when nothing recorded
+ * shows it, read fails and the session stays in the stack.
+ */
+export async function readV8(ctx: ProviderContext, { id, props }: ReadSessionRequest): Promise<ReadResult> {
+  const { proven, record } = assertSameOwner(id, props.owner, await ctx.identity(), "refreshing");
+  const entry = await ctx.api().session(id);
+  if (!entry && !proven) throw unprovenOwner(id, props.owner, "refreshing");
+  if (!entry || hasEndedOrFailed(entry.status)) return {};
+  // The service shows the session to this account, so it is this account's: a session recorded without a
+  // fingerprint, or with the legacy one, records the current kind now (the one refresh after the upgrade
+  // shows this as a change of the session's outputs; later ones show none).
+  const outs = withoutNulls({ ...props, ...fromEntry(entry), owner: record });
+  return { id, props: outs, inputs: inputsFrom(outs) };
+}
+
+/** Version 7: no status operation, so refresh keeps what was recorded. */
+export async function readV7(ctx: ProviderContext, { id, props, urn }: ReadSessionRequest): Promise<ReadResult> {
+  await ctx.reporter(urn).warning(`BrowserSession ${id}: API version 7 has no status operation; refresh keeps the recorded state`);
+  return { id, props, inputs: inputsFrom(props) };
+}
+
+/**
+ * Read by id alone, as the engine does for `pulumi import` and a resource's `get` (`doing` says which, in
+ * the caller's words): the session's state, and
+ * the inputs that declare it -- its browser, the one input the status operation lets us recover. A
+ * session that is unknown to the configured key's account, or has ended, fails the read: importing it
+ * would put a session in the stack that the next refresh drops.
+ */
+export async function readById(
+  ctx: ProviderContext,
+  vmId: string,
+  doing: string,
+): Promise<{ inputs: SessionInputs; outs: SessionOutputs }> {
+  checkSessionId(vmId, doing);
+  if (ctx.version().name !== "v8") throw new ImportError(`${doing}: API version 7 has no status operation`, { vmId });
+  const { entry, image, owner } = await sessionToTakeOver(ctx, vmId, undefined, doing);
+  if (!image) {
+    throw new ImportError(`${doing}: it runs "${entry.name}", which is not among the service's browser images, so its browser input cannot be given`, {
+      vmId,
+    });
+  }
+  const inputs: SessionInputs = { browser: image.id };
+  return { inputs, outs: { ...inputs, vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner } };
+}
+
+/** Destroy, by the version the session was started with. `props` are the recorded outputs. */
+export const del = byRecordedVersion<void, DeleteSessionRequest>({ v8: deleteV8, v7: deleteV7 }, "ending a session");
+
+/**
+ * Version 8: ends the session. One the service does not know counts as gone -- if the account that made
+ * it asks, as its fingerprint shows. Every other failure is thrown, so the resource stays in the stack
+ * for the next destroy.
+ */
+export async function deleteV8(ctx: ProviderContext, req: DeleteSessionRequest): Promise<void> {
+  if (ctx.wasHandedOverEarlierSession(req.id)) {
+    // Within one update the engine deletes a session a create has just handed it only as the original of
+    // a create-before-delete replacement: that create was not shown the session it replaces (a replacement
+    // the engine decides without asking the provider), and its idempotency key answered with that very
+    // session, started by an earlier run. Ending it would leave the stack recording an ended session.
+    await ctx.reporter(req.urn).warning(
+      `${sessionName(req.name)}: session ${req.id} was not replaced: the engine replaced it create-before-delete without showing the provider the ` +
+        "session it replaces, and its replacement is the same session, which keeps running. To replace it, set the resource option " +
+        "deleteBeforeReplace: true, or run the same command with --refresh",
+    );
+    return;
+  }
+  const seconds = req.engineTimeoutSeconds;
+  if (seconds === undefined || !Number.isFinite(seconds) || seconds <= 0) return endSession(ctx, req);
+  // customTimeouts.delete bounds the whole of it -- the account read, the remove and its retries, the
+  // look that tells "unknown" from "refused" -- and not only each call.
+  const bound = new AbortController();
+  const timer = setTimeout(() => bound.abort(new Error("customTimeouts.delete")), seconds * 1000);
+  const timedOut = new Promise<never>((_, reject) => bound.signal.addEventListener("abort", () => reject(bound.signal.reason), { once: true }));
+  const ending = endSession(ctx, req, bound.signal);
+  ending.catch(() => undefined);
+  try {
+    return await Promise.race([ending, timedOut]);
+  } catch (err) {
+    if (!bound.signal.aborted) throw err;
+    throw new SessionKeptError(
+      `ending session ${req.id} did not finish within the resource's customTimeouts.delete (${seconds} s), so it stays in the stack and may still run: ` +
+        "run `pulumi destroy` again (or `pulumi up`) once the service answers, or raise customTimeouts.delete",
+      { vmId: req.id },
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function endSession(ctx: ProviderContext, { id, props }: DeleteSessionRequest, signal?: AbortSignal): Promise<void> {
+  const client = ctx.api();
+  // State of 0.1.0 has no fingerprint to compare: the account is not read, and nothing is proven.
+  let proven = false;
+  if (recordsOwner(props)) {
+    let identity: OwnerIdentity;
+    try {
+      identity = await ctx.identity();
+    } catch (err) {
+      throw keptInStack(id, err);
+    }
+    proven = assertSameOwner(id, props.owner, identity, "ending").proven;
+  }
+  try {
+    await client.removeSession(id, signal);
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason;
+    // `denied` means an unknown session -- or a refused key. Only the first counts as gone.
+    if (isRemoteBrowserError(err) && err.code === "denied") {
+      let entry: SessionEntry | undefined;
+      try {
+        entry = await client.session(id, signal);
+      } catch (lookup) {
+        throw keptInStack(id, lookup);
+      }
+      if (!entry) {
+        if (proven) return;
+        throw unprovenOwner(id, props.owner, "ending");
+      }
+    }
+    throw keptInStack(id, err);
+  }
+}
+
+/** Version 7 cannot end sessions: destroy says so and lets the resource go. */
+export async function deleteV7(ctx: ProviderContext, { id, urn }: DeleteSessionRequest): Promise<void> {
+  await ctx.reporter(urn).warning(`BrowserSession ${id} was started with API version 7, which cannot end sessions: end it in the service's console`);
+}
+
+function keptInStack(id: string, err: unknown): SessionKeptError {
+  return new SessionKeptError(`ending session ${id} failed, so it stays in the stack for a later destroy to retry: ${errorText(err)}`, {
+    vmId: id,
+    cause: err,
+  });
+}
+
+/**
+ * A session id as the engine hands it over (`pulumi import`, a `get`, a state edited by hand): bounded
+ * before it reaches a request or a message. Real ids are a short prefix and a unique part; an id this long
+ * is a mistake, and repeating megabytes of it in an error would reset the engine's stream.
+ */
+export const MAX_SESSION_ID_LENGTH = 256;
+
+/**
+ * Refuses an empty, overlong or masked id before any call, without repeating a long one; `doing` says what
+ * the user asked for. A masked id -- as the service's list of the account's sessions shows it (getSessions,
+ * the audit) -- hides part of the id, and the service addresses a session only by its whole id.
+ */
+export function checkSessionId(id: string, doing: string): void {
+  if (id.length === 0) throw new ValidationError(`${doing}: the session id is empty`);
+  if (id.length > MAX_SESSION_ID_LENGTH) {
+    throw new ValidationError(`${doing}: the session id is ${id.length} characters long, not a session id (at most ${MAX_SESSION_ID_LENGTH}); check the id given`);
+  }
+  if (isMasked(id)) {
+    throw new ValidationError(
+      `${doing}: "${id}" is a masked id: the service's list of the account's sessions (getSessions, the audit) hides part ` +
+        "of each id behind mask characters (*, • or …), and a masked id cannot address a session. Use the session's whole " +
+        "id, as the create returned it (a stack's vmId output, or whatever started the session)",
+    );
+  }
+}

@@ -1,0 +1,300 @@
+import { createHash, createHmac, randomUUID } from "node:crypto";
+import { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX } from "../client/errors";
+import { API_INPUTS, presentOf } from "./declaration";
+import { RemoteBrowserError, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type QuotaAnswer, type RemoteBrowserClient, hasEndedOrFailed, type SessionEntry, type SessionStatus } from "../client";
+import { CancelledError, EngineGoneError } from "./errors";
+import { clockOf, type PollSchedule, type Reporter, type Waiting } from "./context";
+
+/**
+ * Idempotency keys. A key must be the same for every attempt to create one generation of a resource --
+ * retries within a run, and the run after an interrupted `pulumi up` -- and new for a replacement.
+ * So it is derived, not drawn: from the resource's identity in its stack, the key of the generation it
+ * replaces, and the API inputs of the new generation. Nothing random survives a killed process, but
+ * these three do (the program still declares the same resource with the same inputs).
+ */
+export function generationKey(
+  seed: string | undefined,
+  previousKey: string | undefined,
+  inputs: Record<string, unknown>,
+  stackSecret?: string,
+): string {
+  const material = [seed ?? randomUUID(), previousKey ?? "", canonicalApiInputs(inputs)].join("\n");
+  // Keyed by the stack's secret when there is one: then nobody without it can compute the key -- not even
+  // a program that holds the same API key and knows the project, stack, name and inputs, which could
+  // otherwise replay this stack's create and be handed its share link. The secret is stack config, so the
+  // run after a killed `pulumi up` derives the same key and still adopts its session.
+  const digest = stackSecret ? createHmac("sha256", stackSecret).update(material).digest("hex") : sha256(material);
+  return derivedKey(digest);
+}
+
+/**
+ * The n-th successor of a key. A key's first answer may belong to a session that has since ended
+ * (the stack was destroyed and brought up again with the same inputs); the provider then moves along
+ * this deterministic chain, so that an interrupted run still lands on the same key as the one before.
+ */
+export function successorKey(key: string, n: number): string {
+  return n === 0 ? key : derivedKey(sha256(`${key}#${n}`));
+}
+
+export function canonicalApiInputs(inputs: Record<string, unknown>): string {
+  return JSON.stringify(presentOf(inputs, API_INPUTS));
+}
+
+function derivedKey(hexDigest: string): string {
+  return `${DERIVED_KEY_PREFIX}${hexDigest.slice(0, DERIVED_KEY_HEX_LENGTH)}`;
+}
+
+function sha256(s: string): string {
+  return createHash("sha256").update(s).digest("hex");
+}
+
+/**
+ * Starting a session when the account's running limit may be reached. Many stacks (one per pull request,
+ * say) share one account; when their demand passes the running limit, a create answers `upgrade` at once.
+ * With a capacity wait, the create is tried again -- under the same idempotency key, so it can never
+ * start two sessions -- until a slot is free or the wait's deadline passes. Only the running limit is
+ * waited for: the other refusals (cycle limit, location access, residential data) would not change.
+ */
+export interface CapacityWaitOptions {
+  client: Pick<RemoteBrowserClient, "createSession" | "quota">;
+  /** The create to send, with the client's options for it (the retry budget for rate-limit refusals, shorter
+   * than the client's 60 s when the resource's deadline is; the service's clock, told when it answers). */
+  create: { request: CreateRequest } & NonNullable<Parameters<RemoteBrowserClient["createSession"]>[1]>;
+  /** 0: no wait, the first `upgrade` is final. */
+  waitMs: number;
+  /** The clock, and when to stop waiting. */
+  waiting: Waiting;
+  /** Called once, when the first wait starts. */
+  onWaiting?: (quota: QuotaAnswer) => void;
+  /** Told about once a second while waiting: slots in use, the limit, and how long the wait has lasted. */
+  onProgress?: (p: QueueProgress) => void | Promise<void>;
+}
+
+/** The longest pause between two looks at the account's meter. */
+const MAX_PAUSE_MS = 5_000;
+
+export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<CreateAnswer> {
+  const clock = clockOf(opts.waiting);
+  const { request, ...sending } = opts.create;
+  const start = clock.now();
+  let pauses = 0;
+  let refusedWithRoom = 0;
+  // Queued from the first create on: its refusal comes a round trip later.
+  const report = throttled(opts.onProgress, clock.now, start);
+  for (;;) {
+    let refusal: RemoteBrowserError;
+    try {
+      return await opts.client.createSession(request, sending);
+    } catch (err) {
+      if (!isRemoteBrowserError(err) || err.code !== "upgrade" || opts.waitMs <= 0) throw err;
+      refusal = err;
+    }
+    const quota = await opts.client.quota();
+    if (quota.cycle_session_limit !== null && quota.cycle_sessions_remaining === 0) throw refusal;
+    if (quota.running_sessions_remaining > 0) {
+      // A slot may have been freed since the refusal; refused twice with room, it is another limit.
+      if (++refusedWithRoom >= 2) throw refusal;
+      continue;
+    }
+    refusedWithRoom = 0;
+    // Jittered, growing pauses: stacks waiting on one account do not retry in lockstep.
+    const pause = Math.round(Math.min(MAX_PAUSE_MS, 500 * 1.5 ** pauses) * (0.5 + clock.random() / 2));
+    const waited = clock.now() - start;
+    if (waited + pause > opts.waitMs) {
+      throw new RemoteBrowserError(
+        "upgrade",
+        `no running slot became free within the ${Math.round(opts.waitMs / 1000)} s capacity wait ` +
+          `(${quota.running_sessions_used} of ${quota.running_session_limit} running sessions in use; waitForCapacitySeconds)`,
+        { operation: "create session", serverMessage: refusal.serverMessage, cause: refusal },
+      );
+    }
+    if (pauses === 0) opts.onWaiting?.(quota);
+    pauses++;
+    const tell = () => report({ queuedMs: clock.now() - start, runningUsed: quota.running_sessions_used, runningLimit: quota.running_session_limit });
+    tell();
+    if (opts.onProgress) await sleepTelling(pause, clock.sleep, tell);
+    else await clock.sleep(pause);
+    if (opts.waiting.engineAlive && !opts.waiting.engineAlive()) throw new EngineGoneError("the engine went away while waiting for a free running slot; no session was started");
+    if (opts.waiting.cancelled?.()) throw new CancelledError("the update was cancelled while waiting for a free running slot; no session was started");
+  }
+}
+
+/**
+ * Chosen against the time-to-running goal (median overhead at most 0.9 × max(250 ms, 10 % of the
+ * preparation time)) and at most 1.3 status calls per second of waiting; docs/performance.md has the
+ * computation and the measurements.
+ */
+export const DEFAULT_POLL_SCHEDULE: Readonly<PollSchedule> = Object.freeze({
+  firstDelayMs: 225,
+  minIntervalMs: 450,
+  growth: 0.1667,
+  maxIntervalMs: 5_000,
+});
+
+/** The pause before the next look, `elapsedMs` after the wait began. */
+export function nextPollDelay(elapsedMs: number, s: PollSchedule): number {
+  const first = s.firstDelayMs ?? s.minIntervalMs;
+  if (elapsedMs < first) return Math.round(first - elapsedMs);
+  return Math.round(Math.min(s.maxIntervalMs, Math.max(s.minIntervalMs, elapsedMs * s.growth)));
+}
+
+export type WaitOutcome =
+  | { kind: "running"; entry: SessionEntry; polls: number }
+  | { kind: "failed"; entry: SessionEntry; polls: number } // state error: it could not start
+  | { kind: "ended"; entry: SessionEntry; polls: number } // ended by someone else while starting
+  | { kind: "unknown"; polls: number } // the service knows no such session
+  | { kind: "timeout"; last?: SessionStatus; polls: number }
+  | { kind: "engine-gone"; polls: number }
+  | { kind: "cancelled"; polls: number };
+
+export interface WaitOptions {
+  client: Pick<RemoteBrowserClient, "session">;
+  vmId: string;
+  timeoutMs: number;
+  /** The clock, and when to stop: checked before each poll, a stop touches nothing. */
+  waiting?: Waiting;
+  /**
+   * When to look: `schedule` (@default DEFAULT_POLL_SCHEDULE), and `pollFirst`, at once before the first
+   * delay (when the session may be running already).
+   */
+  looks?: { schedule?: PollSchedule; pollFirst?: boolean };
+  /**
+   * Told about once a second how long the wait has lasted and the state last seen (long pauses are cut
+   * up for it), and once more with the outcome, which is waited for: it must reach the display before
+   * the step ends.
+   */
+  onProgress?: (p: WaitProgress) => void | Promise<void>;
+}
+
+/** Polls the session's status until it is running, has failed or ended, or the deadline passes. */
+export async function waitForRunning(opts: WaitOptions): Promise<WaitOutcome> {
+  const { now } = clockOf(opts.waiting);
+  const start = now();
+  const outcome = await poll(opts, now, start);
+  // The display keeps a row's last status line after its step: make it the outcome, not "starting".
+  if (opts.onProgress && "entry" in outcome) {
+    try {
+      await opts.onProgress({ waitedMs: now() - start, state: outcome.entry.status, done: true });
+    } catch {
+      // Progress is for the eyes only.
+    }
+  }
+  return outcome;
+}
+
+async function poll(opts: WaitOptions, now: () => number, start: number): Promise<WaitOutcome> {
+  const schedule = opts.looks?.schedule ?? DEFAULT_POLL_SCHEDULE;
+  const { sleep } = clockOf(opts.waiting);
+  let polls = 0;
+  let last: SessionStatus | undefined;
+  let first = true;
+  const report = throttled(opts.onProgress, now, start);
+  const tell = () => report({ waitedMs: now() - start, state: last });
+  for (;;) {
+    const elapsed = now() - start;
+    if (!(first && opts.looks?.pollFirst)) {
+      const delay = Math.min(nextPollDelay(elapsed, schedule), Math.max(0, opts.timeoutMs - elapsed));
+      if (delay <= 0 && elapsed >= opts.timeoutMs) return { kind: "timeout", last, polls };
+      if (opts.onProgress) await sleepTelling(delay, sleep, tell);
+      else await sleep(delay);
+    }
+    first = false;
+    if (opts.waiting?.engineAlive && !opts.waiting.engineAlive()) return { kind: "engine-gone", polls };
+    if (opts.waiting?.cancelled?.()) return { kind: "cancelled", polls };
+    const entry = await opts.client.session(opts.vmId);
+    polls++;
+    if (!entry) return { kind: "unknown", polls };
+    last = entry.status;
+    if (entry.status === "running") return { kind: "running", entry, polls };
+    if (entry.status === "error") return { kind: "failed", entry, polls };
+    // A state the spec does not name is not taken for an end: the session may still become running.
+    if (hasEndedOrFailed(entry.status)) return { kind: "ended", entry, polls };
+    if (now() - start >= opts.timeoutMs) return { kind: "timeout", last, polls };
+    tell();
+  }
+}
+
+/** How an outcome is named in a message: the session's state, or what ended the wait. */
+export function describe(outcome: WaitOutcome): string {
+  return "entry" in outcome ? `state "${outcome.entry.status}"` : outcome.kind;
+}
+
+/**
+ * Where a starting session is, told on its own row of the engine's display. A `pulumi up` of a review
+ * stack spends most of its time waiting -- for preparation, and on a shared account for a running slot --
+ * and the engine alone shows only `creating (Ns)`.
+ */
+export interface WaitProgress {
+  /** Time since the wait began. */
+  waitedMs: number;
+  /** The state at the last look; undefined before the first. */
+  state?: SessionStatus;
+  /** The last report: the wait is over, in `state`. */
+  done?: boolean;
+}
+
+export interface QueueProgress {
+  /** Time since the create was first tried (and refused for want of a running slot). */
+  queuedMs: number;
+  runningUsed: number;
+  runningLimit: number;
+}
+
+/** How often the wait loops report, at most: about once a second, however they poll. */
+export const PROGRESS_INTERVAL_MS = 1_000;
+
+export function waitText(p: WaitProgress): string {
+  if (p.done) return `${p.state === "running" ? "running" : `state ${p.state}`} after ${seconds(p.waitedMs)}`;
+  return `starting: ${seconds(p.waitedMs)} waited (state ${p.state ?? "not yet read"})`;
+}
+
+export function queueText(p: QueueProgress): string {
+  return `queued for capacity: ${p.runningUsed}/${p.runningLimit} slots in use, ${seconds(p.queuedMs)} queued`;
+}
+
+function seconds(ms: number): string {
+  return `${Math.floor(ms / 1000)}s`;
+}
+
+/** Status lines on the session's row (the reporter's; with no URN they go nowhere). */
+export function sessionProgress(report: Reporter) {
+  return {
+    waiting: (p: WaitProgress) => report.status(waitText(p)),
+    queued: (p: QueueProgress) => report.status(queueText(p)),
+  };
+}
+
+/** How a warning names the session: by its resource name, where the front knows it. */
+export function sessionName(name: string | undefined): string {
+  return name ? `BrowserSession "${name}"` : "BrowserSession";
+}
+
+/**
+ * A callback that lets a report through at most once per `intervalMs` of `now`, the first one
+ * `intervalMs` after `start` (a wait shorter than that has nothing to tell).
+ */
+export function throttled<T>(report: ((p: T) => void | Promise<void>) | undefined, now: () => number, start: number, intervalMs = PROGRESS_INTERVAL_MS) {
+  let last = start;
+  return (p: T) => {
+    if (!report) return;
+    const t = now();
+    if (t - last < intervalMs) return;
+    last = t;
+    try {
+      // Not waited for: the wait goes on while the line travels.
+      void Promise.resolve(report(p)).catch(() => undefined);
+    } catch {
+      // Progress is for the eyes only: a failing reporter must not fail the wait.
+    }
+  };
+}
+
+/** Sleeps `ms` in pieces of at most a progress interval, telling after each piece but the last. */
+export async function sleepTelling(ms: number, sleep: (ms: number) => Promise<void>, tell: () => void): Promise<void> {
+  let left = ms;
+  for (; left > PROGRESS_INTERVAL_MS; left -= PROGRESS_INTERVAL_MS) {
+    await sleep(PROGRESS_INTERVAL_MS);
+    tell();
+  }
+  await sleep(left);
+}
