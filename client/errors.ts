@@ -135,18 +135,27 @@ const HIDDEN = "[redacted]";
 
 /**
  * The spellings a secret takes in text: as is (also inside `Bearer …`), URL-encoded (upper- and lower-case
- * hex, `+` for a space as a form body writes it) and JSON-escaped (a message that quotes the request body).
+ * hex, `+` for a space as a form body writes it) and JSON-escaped once and twice (a message that quotes the
+ * request body; a JSON event that quotes such a message). The transport's scrub and the runner's redaction
+ * (runner/redact.ts) both search for these.
  */
-function spellings(secret: string): string[] {
+export function secretSpellings(secret: string): string[] {
   const encoded = encodeURIComponent(secret);
+  const json = JSON.stringify(secret).slice(1, -1);
   const forms = [
     secret,
     encoded,
     encoded.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
     encoded.replace(/%20/g, "+"),
-    JSON.stringify(secret).slice(1, -1),
+    json,
+    JSON.stringify(json).slice(1, -1),
   ];
   return [...new Set(forms)];
+}
+
+/** A derived idempotency key anywhere in a text (a new global expression each call: it keeps its place). */
+export function derivedKeyPattern(): RegExp {
+  return new RegExp(`${DERIVED_KEY_PREFIX}[0-9a-fA-F]{${DERIVED_KEY_HEX_LENGTH}}`, "g");
 }
 
 /**
@@ -156,13 +165,13 @@ function spellings(secret: string): string[] {
  */
 export function serviceTextScrubber(secrets: Iterable<string | undefined>): (text: string) => string {
   const literals = [...new Set([...secrets].filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH))]
-    .flatMap(spellings)
+    .flatMap(secretSpellings)
     .sort((a, b) => b.length - a.length);
   return (text) => {
     let out = text;
     for (const s of literals) out = out.split(s).join(HIDDEN);
     out = out
-      .replace(new RegExp(`${DERIVED_KEY_PREFIX}[0-9a-fA-F]{${DERIVED_KEY_HEX_LENGTH}}`, "g"), `${DERIVED_KEY_PREFIX}${HIDDEN}`)
+      .replace(derivedKeyPattern(), `${DERIVED_KEY_PREFIX}${HIDDEN}`)
       // Any credential presented in the Authorization header's form, the configured key's or another's.
       .replace(/\b(Bearer|Basic)(\s+|%20|\+)(?!\[redacted\])[^\s"'<>,;]+/gi, `$1$2${HIDDEN}`);
     return out.length > SERVICE_TEXT_MAX ? `${out.slice(0, SERVICE_TEXT_MAX)}… (${out.length - SERVICE_TEXT_MAX} more characters not shown)` : out;

@@ -1,4 +1,4 @@
-import { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX } from "../client/errors";
+import { DERIVED_KEY_PREFIX, derivedKeyPattern, secretSpellings } from "../client/errors";
 
 /**
  * Redaction of what the engine writes while it runs. At higher log verbosity Pulumi itself prints secret
@@ -21,7 +21,7 @@ const PATTERNS: Array<[RegExp, string]> = [
   // A share link's path: /<locale>/s?<link id>, the id in any URL-safe or base64 alphabet (`+`, `/`, `=`
   // included), or given as a parameter (/<locale>/s?id=<link id>).
   [/(\/(?:en|de|fr|es|it|pt|ja)\/s\?(?:id=)?)[A-Za-z0-9_~.%+/=-]{6,}/g, "$1[secret]"],
-  [new RegExp(`${DERIVED_KEY_PREFIX}[0-9a-f]{${DERIVED_KEY_HEX_LENGTH}}`, "g"), `${DERIVED_KEY_PREFIX}[secret]`],
+  [derivedKeyPattern(), `${DERIVED_KEY_PREFIX}[secret]`],
   // A Pulumi access token (the CLI logs its request headers above -v=9; the runner caps verbosity at 9).
   [/\bpul-[0-9a-f]{40}\b/g, "pul-[secret]"],
   // The password of a URL's user info: scheme://user:password@host. Up to the last `@` before the path, as
@@ -41,17 +41,8 @@ export function secretsOfEnvironment(env: Record<string, string | undefined>): s
     .map(([, value]) => value!);
 }
 
-/**
- * A secret as text may hold it: as is, and JSON-escaped once and twice (a value with `"` or `\` inside a
- * JSON event, or inside a message that an event quotes).
- */
-function spellings(secret: string): string[] {
-  const once = JSON.stringify(secret).slice(1, -1);
-  return [secret, once, JSON.stringify(once).slice(1, -1)];
-}
-
 export function redactor(secrets: Iterable<string>): (text: string) => string {
-  const literals = [...new Set([...secrets].filter((s) => s.length >= 6).flatMap(spellings))].sort((a, b) => b.length - a.length);
+  const literals = [...new Set([...secrets].filter((s) => s.length >= 6).flatMap(secretSpellings))].sort((a, b) => b.length - a.length);
   return (text) => {
     let out = text;
     for (const s of literals) out = out.split(s).join("[secret]");
