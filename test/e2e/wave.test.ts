@@ -8,7 +8,7 @@ import { peakActive } from "./timeline";
 /**
  * Many pull requests at once: each stack is driven from its own OS process (as separate CI jobs are),
  * all share one PostgreSQL backend and one account whose running limit is lower than their demand.
- * Sized by WAVE_STACKS and WAVE_LIMIT: in `npm test` 5 stacks on a limit of 2, three rounds of contention (2, 2, 1) at
+ * Sized by WAVE_STACKS and WAVE_LIMIT: in `npm run test:e2e` 5 stacks on a limit of 2, three rounds of contention (2, 2, 1) at
  * the least engine cost; `npm run reliability` runs 12 on a limit of 4.
  */
 const STACKS = Number(process.env.WAVE_STACKS ?? 5);
