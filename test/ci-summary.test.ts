@@ -134,6 +134,21 @@ describe(".ci/run", () => {
     expect(tail).toMatch(/current +passed/);
   });
 
+  it("a cell of the first lane after the first: its failure and time in the summary, the others still run", async () => {
+    const { code, out } = await ci({
+      test: "echo ok",
+      "run test:e2e": `mkdir -p .work; printf 'FAIL test/e2e/y.test.ts > it broke too\\n' > .work/failures-e2e.txt; exit 1`,
+      "run test:current": "echo ok",
+      "run test:floor": "echo floor output",
+      "run test:hosts": "echo ok",
+    });
+    expect(code).toBe(1);
+    expect(out).toContain("::: what failed in cell e2e\nFAIL test/e2e/y.test.ts > it broke too");
+    const summary = out.slice(out.lastIndexOf("\ndefault "));
+    expect(summary).toMatch(/\ndefault +passed in \d+s\ne2e +FAILED \(1\) in \d+s\ncurrent +passed in \d+s\nfloor +passed in \d+s\nhosts +passed in \d+s\n/);
+    expect(summary).toMatch(/\nall cells in \d+s\n/);
+  });
+
   it("a cell that failed before its tests: the end of its own output", async () => {
     const { code, out } = await ci({
       test: "echo ok",

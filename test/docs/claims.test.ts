@@ -98,12 +98,11 @@ function cellFiles(cell: string): string[] {
 }
 
 /**
- * The commands that run a test file or folder the ledger names: `npm test` runs the unit project and the e2e
+ * The commands that run a test file or folder the ledger names, given the current and floor cells' files: `npm test` runs the unit project and the e2e
  * files of test/cells.mts, `npm run test:e2e` every other e2e file, the current and floor cells the files
  * scripts/cell.sh lists (the floor cell the unit project as well), the hosts cell test/hosts/.
  */
-export function commandsRunning(named: string): string[] {
-  const [current, floor] = [cellFiles("current"), cellFiles("floor")];
+function commandsRunning(named: string, current: readonly string[], floor: readonly string[]): string[] {
   const under = (dir: string) => (f: string) => f === dir || f.startsWith(`${dir}/`) || dir.startsWith(`${f.replace(/\/$/, "")}/`);
   const file = named.replace(/\/$/, "");
   if (under("test/hosts")(file)) return ["npm run test:hosts"];
@@ -119,13 +118,14 @@ export function commandsRunning(named: string): string[] {
 
 describe("the ledger's commands are the cells that run its files", () => {
   const rows = ledgerRows().filter((r) => !/^untested$/i.test(r.tests));
+  const [current, floor] = [cellFiles("current"), cellFiles("floor")];
 
   it("every file a row names is run by a command the row names, and every command it names runs one of them", () => {
     const wrong = rows.flatMap((r) => {
       const commands = [...r.command.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.split(" --")[0]!.trim());
       const named = [...r.tests.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((f) => f.startsWith("test/"));
       if (named.length === 0) return [];
-      const running = new Map(named.map((f) => [f, commandsRunning(f)]));
+      const running = new Map(named.map((f) => [f, commandsRunning(f, current, floor)]));
       return [
         ...named.filter((f) => !running.get(f)!.some((c) => commands.includes(c))).map((f) => `${r.id}: ${f} is run by ${running.get(f)!.join(", ")}, none of ${commands.join(", ")}`),
         ...commands.filter((c) => /^npm (test|run test:)/.test(c) && c !== "npm run test:floor" && !named.some((f) => running.get(f)!.includes(c))).map((c) => `${r.id}: ${c} runs none of its files`),
