@@ -184,7 +184,10 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
         // Looks go on the process's shared poll tick, behind creates and removes in the request budget.
         client: { session: (id) => client.pollSession(id) },
         vmId,
-        timeoutMs: Math.max(0, deadline - clock.now()),
+        // readyTimeoutSeconds is how long the session may take to run, from its start: a queue for capacity
+        // before it does not use it up (it did, and a session that waited its turn was ended unseen).
+        // customTimeouts.create is the engine's bound on the whole create, the queue included.
+        timeoutMs: limit.by === "customTimeouts.create" ? Math.max(0, deadline - clock.now()) : timeoutMs,
         waiting: ctx,
         // Past the first key the answer is likely a replay of an ended session: look at once.
         looks: { schedule: ctx.schedule, pollFirst: step > 0 },

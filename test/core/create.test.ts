@@ -100,6 +100,23 @@ describe("create when the session cannot be handed over", () => {
     expect(clock.slept.reduce((a, b) => a + b, 0)).toBe(200);
   });
 
+  it("gives a session that queued for capacity longer than readyTimeoutSeconds its whole readyTimeoutSeconds to run", async () => {
+    t.emu.control.settings({ runningLimit: 1 });
+    const held = (await t.client().createSession({ browser: "edge" })).vmId;
+    const clock = virtualClock();
+    const started = clock.now();
+    // The slot frees 40 s into the queue, past the 30 s readyTimeoutSeconds.
+    const sleep = async (ms: number) => {
+      await clock.sleep(ms);
+      if (clock.now() - started >= 40_000 && t.emu.control.sessions().find((s) => s.vmId === held)!.status === "running") t.emu.control.endSession(held);
+    };
+    const provider = t.provider({ deps: { clock: { ...clock, sleep } } });
+    const { id, outs } = await provider.create({ browser: "chrome", readyTimeoutSeconds: 30, waitForCapacitySeconds: 120, __seed: SEED });
+    expect(clock.now() - started).toBeGreaterThanOrEqual(40_000);
+    expect(outs).toMatchObject({ vmId: id, status: "running" });
+    expect(t.requests("remove").map((r) => r.vmId)).not.toContain(id);
+  });
+
   it("ends the session when requireLocation is set and no exit is free in the country", async () => {
     t.emu.control.settings({ locationCapacity: { de: 0 } });
     const err = await thrown(() => t.provider().create({ browser: "chrome", country: "de", requireLocation: true, __seed: SEED }));
