@@ -401,7 +401,7 @@ export function asInitFailure(err: unknown, shape: (recorded: Record<string, unk
   if (!(err instanceof SessionKeptError) || !err.outputs) return err;
   const o = err.outputs;
   const recorded = Object.fromEntries(Object.keys(o).filter((k) => !(SECRET_OUTPUTS as readonly string[]).includes(k)).map((k) => [k, o[k]]));
-  return err.recordedAs(() => shape(withoutNulls(recorded)));
+  return err.recordedAs(shape(withoutNulls(recorded)));
 }
 
 /** The request the service is sent: the API inputs that are set. */

@@ -166,13 +166,14 @@ export class SessionKeptError extends ProviderError {
 
   /**
    * This failure as both hosts record a resource that was created but failed to initialise: with `id`,
-   * `properties` (what `shape` makes of the outputs: each front's own form of a property map) and `reasons`,
+   * `properties` (the outputs as asInitFailure in core/controller.ts records them: without the secret ones,
+   * in each front's own form of a property map) and `reasons`,
    * the shape the dynamic provider host reads from the error it is thrown and the plugin's front door sends
    * as `ErrorResourceInitFailed` (plugin/rpc.ts). Both fronts so record the same for one failed create. A
    * delete's, with no outputs, is returned as it is.
    */
-  recordedAs(shape: (outputs: Record<string, unknown>) => Record<string, unknown>): SessionKeptError {
+  recordedAs(properties: Record<string, unknown>): SessionKeptError {
     if (!this.outputs) return this;
-    return new SessionKeptError(this.message, { vmId: this.vmId!, cause: this.cause, properties: shape(this.outputs) });
+    return new SessionKeptError(this.message, { vmId: this.vmId!, cause: this.cause, properties });
   }
 }
