@@ -1,4 +1,4 @@
-import { check, type Failure, diff, update, type SessionInputs, type SessionOutputs, withoutNulls } from "../core/declaration";
+import { check, type Failure, diff, update, type SessionInputs, type SessionOutputs, presentOf, withoutNulls } from "../core/declaration";
 import { ProviderContext, type ProviderDeps } from "../core/context";
 import { asInitFailure, create, del, read, type ReadResult } from "../core/controller";
 import { engineDiagnostics } from "../engine-conventions/diagnostics";
@@ -57,11 +57,11 @@ export class SessionProvider {
         adoptVmId: __adoptVmId || undefined,
       });
       const wired = withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs;
-      return { id, outs: { ...withIdempotencyKey(wired, idempotencyKey), ...recorded(inputs) } };
+      return { id, outs: { ...withIdempotencyKey(wired, idempotencyKey), ...presentOf(inputs, RECORDED) } };
     } catch (err) {
       // Outputs of a failed create are stored as they are given: the stored provider must be among them,
       // or the later destroy could not load it.
-      throw asInitFailure(err, (kept) => withoutNulls({ ...kept, ...recorded(inputs), __provider }));
+      throw asInitFailure(err, (kept) => withoutNulls({ ...kept, ...presentOf(inputs, RECORDED), __provider }));
     }
   }
 
@@ -69,7 +69,7 @@ export class SessionProvider {
     // The dynamic provider host does not say which resource it reads: its warnings go to the stack.
     this.ctx.recordedSessionShown(id);
     const result = await read(this.ctx, { id, props });
-    return result.inputs ? { ...result, inputs: { ...result.inputs, ...recorded(props) } } : result;
+    return result.inputs ? { ...result, inputs: { ...result.inputs, ...presentOf(props, RECORDED) } } : result;
   }
 
   update(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>): { outs: Record<string, unknown> } {
@@ -79,10 +79,6 @@ export class SessionProvider {
   delete(id: string, props: Record<string, unknown>): Promise<void> {
     return del(this.ctx, { id, props });
   }
-}
-
-function recorded(o: Record<string, unknown>): Record<string, unknown> {
-  return withoutNulls(Object.fromEntries(RECORDED.map((k) => [k, o[k]])));
 }
 
 /**

@@ -105,25 +105,13 @@ export function diffConfig(olds: Record<string, unknown>, news: Record<string, u
 }
 
 /**
- * The credentials written in plain text in a stack's config file (`Pulumi.<stack>.yaml`), in any spelling.
- * The engine hands the plugin every value unwrapped at CheckConfig, so whether the key is a secret shows only
- * there, in the file: a secret one is a `secure:` map, anything else is a value in clear text.
+ * The credentials among a config file's entries whose value is there in clear text (anything but `secure:`),
+ * in any spelling and form (`remote-browser:apiKey: <value>` or `{value: <value>}`): of the stack's file
+ * (`Pulumi.<stack>.yaml`; the engine hands the plugin every value unwrapped at CheckConfig, so whether the
+ * key is a secret shows only there), and of the project's `config:` block (Pulumi.yaml: usually committed,
+ * its values reach every stack of the project, and its history, in plain text).
  */
-export function plainCredentialsIn(stackFileText: string): string[] {
-  return credentialsIn(stackFileText);
-}
-
-/**
- * The credentials set in a project's `config:` block (Pulumi.yaml), in any spelling and either form
- * (`remote-browser:apiKey: <value>` or `remote-browser:apiKey: {value: <value>}`): that file is usually
- * committed, and its values reach every stack of the project, and its history, in plain text.
- */
-export function projectCredentialsIn(projectFileText: string): string[] {
-  return credentialsIn(projectFileText);
-}
-
-/** The credentials among a config file's entries whose value is there in clear text (anything but `secure:`). */
-function credentialsIn(text: string): string[] {
+export function credentialsIn(text: string): string[] {
   return configEntries(text)
     .filter(({ key, value }) => secretSettingOf(key) && value !== "" && !/^\{?\s*secure\s*:/.test(value))
     .map(({ key }) => key);
@@ -216,9 +204,6 @@ export function projectCredentialWarning(key: string): string {
   );
 }
 
-/** The warning for a credential written in plain stack config (core/config.ts words it for both fronts). */
-export { plainCredentialWarning };
-
 /**
  * The default provider's warnings about credentials written in plain text in the files the CLI reads its
  * config from, in the folder the engine starts the plugin in: the stack's (whether the key is a secret shows
@@ -226,8 +211,8 @@ export { plainCredentialWarning };
  */
 export function configFileWarnings(urn: string, dir: string = process.cwd()): string[] {
   return [
-    ...plainCredentialsIn(stackConfigText(urn, dir)).map(plainCredentialWarning),
-    ...projectCredentialsIn(projectFileText(dir)).map(projectCredentialWarning),
+    ...credentialsIn(stackConfigText(urn, dir)).map(plainCredentialWarning),
+    ...credentialsIn(projectFileText(dir)).map(projectCredentialWarning),
   ];
 }
 

@@ -82,11 +82,10 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
   let components: { servedAs(urn: string, id: string): void } | undefined;
   const sdkService = (): Record<string, Handler> => {
     if (!sdk) {
-      const { RemoteBrowserComponentProvider } = require("./provider") as typeof import("./provider"); // eslint-disable-line @typescript-eslint/no-require-imports
+      const { RemoteBrowserComponentProvider, sdkProviderService } = require("./provider") as typeof import("./provider"); // eslint-disable-line @typescript-eslint/no-require-imports
       const provider = new RemoteBrowserComponentProvider();
       if (servedAs) provider.servedAs(...servedAs);
       components = provider;
-      const { sdkProviderService } = require("./provider") as typeof import("./provider"); // eslint-disable-line @typescript-eslint/no-require-imports
       const implementation = sdkProviderService(m, provider as Provider, args);
       // The SDK's `main` has put its own handlers of uncaught errors in place.
       uncaught.stop();

@@ -135,8 +135,16 @@ export async function askPlugin(executable: string, opts: { launcher?: string; s
           resolve(line[1]);
         }
       });
-      child.once("error", (e) => reject(new Error(`${executable} did not start: ${e.message}`)));
-      child.once("exit", (code, signal) => reject(new Error(`${executable} exited (${signal ?? code}) before printing its port:\n${stderr}`)));
+      // The time-out is cleared on every way out, not only the port: a launcher that fails (Wine's limit is
+      // minutes) would otherwise keep its timer armed after the check has failed.
+      child.once("error", (e) => {
+        clearTimeout(timer);
+        reject(new Error(`${executable} did not start: ${e.message}`));
+      });
+      child.once("exit", (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`${executable} exited (${signal ?? code}) before printing its port:\n${stderr}`));
+      });
     });
     const startMs = performance.now() - started;
     client = http2.connect(`http://127.0.0.1:${port}`);

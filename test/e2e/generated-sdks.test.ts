@@ -43,7 +43,7 @@ beforeAll(async () => {
 }, 1_200_000);
 
 /** What writeSdks reads besides the schema: its own code and generators, their module pins, the build tools' pins, the files it packs. */
-const SDK_INPUTS = ["release", "engine/go.mod", "engine/go.sum", "scripts/python-venv.sh", "package.json", "package-lock.json", "README.md", "LICENSE", LOGO_FILE, "plugin/packageMetadata.ts", "plugin/identity.ts"];
+const SDK_INPUTS = ["release", "engine/go.mod", "engine/go.sum", "scripts/python-venv.sh", "package.json", "package-lock.json", "README.md", "LICENSE", LOGO_FILE, "plugin/servedSchema.ts", "plugin/identity.ts"];
 /** The list of what writeSdks returned, kept in the cached folder (relative to it). */
 const WRITTEN = ".written.json";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkConfig, diffConfig, plainCredentialWarning, plainCredentialsIn, projectCredentialWarning, projectCredentialsIn, settingsFrom } from "../../plugin/providerConfig";
+import { plainCredentialWarning } from "../../core/config";
+import { checkConfig, credentialsIn, diffConfig, projectCredentialWarning, settingsFrom } from "../../plugin/providerConfig";
 import { isSecret, reveal, secret } from "../../engine-conventions/wire";
 
 /** The provider's own settings as the plugin's CheckConfig, DiffConfig and Configure read them. */
@@ -124,9 +125,9 @@ describe("a credential in the project's config (Pulumi.yaml)", () => {
       "resources:",
       "  remote-browser:apiKey: not config",
     ].join("\n");
-    expect(projectCredentialsIn(text)).toEqual(["remote-browser:apiKey", "remote-browser:api_key", "remote-browser:idempotencySecret"]);
-    expect(projectCredentialsIn("name: p\nruntime: yaml\nconfig:\n  remote-browser:baseUrl: https://x\n")).toEqual([]);
-    expect(projectCredentialsIn("")).toEqual([]);
+    expect(credentialsIn(text)).toEqual(["remote-browser:apiKey", "remote-browser:api_key", "remote-browser:idempotencySecret"]);
+    expect(credentialsIn("name: p\nruntime: yaml\nconfig:\n  remote-browser:baseUrl: https://x\n")).toEqual([]);
+    expect(credentialsIn("")).toEqual([]);
     const warning = projectCredentialWarning("remote-browser:api_key");
     expect(warning).toMatch(/^remote-browser:api_key is set in the project's config .*usually committed.*`pulumi config set --secret remote-browser:apiKey`/);
     expect(warning).not.toContain("rb_live");
@@ -146,19 +147,19 @@ describe("a credential written as plain stack config", () => {
       "    secure: v1:abc",
       "  remote-browser:api_key: { secure: v1:def }",
     ].join("\n");
-    expect(plainCredentialsIn(text)).toEqual(["remote-browser:apiKey", "remote-browser:config:idempotencySecret", "remote-browser:apikey"]);
+    expect(credentialsIn(text)).toEqual(["remote-browser:apiKey", "remote-browser:config:idempotencySecret", "remote-browser:apikey"]);
   });
 
   it("is found with its value on the next, more indented line, and in a flow mapping, in either file", () => {
     const nextLine = ["config:", "  remote-browser:apiKey:", "    rb_plain_on_the_next_line", "  remote-browser:idempotencySecret:", "    secure: v1:abc"].join("\n");
-    expect(plainCredentialsIn(nextLine)).toEqual(["remote-browser:apiKey"]);
-    expect(projectCredentialsIn(`name: p\nruntime: yaml\n${nextLine}\n`)).toEqual(["remote-browser:apiKey"]);
+    expect(credentialsIn(nextLine)).toEqual(["remote-browser:apiKey"]);
+    expect(credentialsIn(`name: p\nruntime: yaml\n${nextLine}\n`)).toEqual(["remote-browser:apiKey"]);
     const flow = "config: {remote-browser:apiKey: rb_plain_flow, 'remote-browser:idempotencySecret': {secure: v1:abc}, remote-browser:baseUrl: https://x}";
-    expect(plainCredentialsIn(flow)).toEqual(["remote-browser:apiKey"]);
-    expect(projectCredentialsIn(`name: p\nruntime: yaml\n${flow}\n`)).toEqual(["remote-browser:apiKey"]);
+    expect(credentialsIn(flow)).toEqual(["remote-browser:apiKey"]);
+    expect(credentialsIn(`name: p\nruntime: yaml\n${flow}\n`)).toEqual(["remote-browser:apiKey"]);
     // Over several lines, and JSON-like.
-    expect(plainCredentialsIn('config: {\n  "remote-browser:apiKey": "rb_plain",\n  "app:x": {"a": 1}\n}\n')).toEqual(["remote-browser:apiKey"]);
-    expect(projectCredentialsIn("name: p\nconfig: {remote-browser:apiKey: {value: rb_plain}}\n")).toEqual(["remote-browser:apiKey"]);
+    expect(credentialsIn('config: {\n  "remote-browser:apiKey": "rb_plain",\n  "app:x": {"a": 1}\n}\n')).toEqual(["remote-browser:apiKey"]);
+    expect(credentialsIn("name: p\nconfig: {remote-browser:apiKey: {value: rb_plain}}\n")).toEqual(["remote-browser:apiKey"]);
   });
 
   it("is warned about with the command that fixes it, never its value", () => {
