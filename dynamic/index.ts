@@ -16,8 +16,9 @@ const provider = new SessionProvider();
 // An engine killed with SIGKILL leaves its dynamic provider process behind, re-parented and with its
 // pipes closed; seen here spinning on write errors and growing without bound. Nothing can use it any
 // more, and acting on (ending) a session the next update will adopt would do harm: such a process exits.
-// This module loads at the provider's first call, possibly after the engine died: the watcher then goes by
-// the engine's address (see engine-conventions/liveness.ts).
+// This module loads at the provider's first call, possibly after the engine died: the watcher goes by the
+// end of standard input when it is the engine's pipe, and by the engine's address otherwise (see
+// engine-conventions/liveness.ts).
 if (isDynamicProviderHost(process.argv[1])) exitWhenEngineGone();
 
 export interface ConfigureRequest {

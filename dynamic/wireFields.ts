@@ -1,6 +1,6 @@
 /**
  * The dynamic resource's wire fields, which no other front has. The SDK's resource (sdk/browserSession.ts)
- * sends the first three with its inputs, through `wireInputs`, and `__provider`, the stored provider text
+ * sends the first four with its inputs, through `wireInputs`, and `__provider`, the stored provider text
  * (sdk/browserSession.ts); the dynamic provider (session.ts) records `__idempotencyKey` with the outputs. The core
  * takes what they carry as explicit options and knows none of these names.
  */

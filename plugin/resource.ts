@@ -16,7 +16,7 @@ import { BROWSER_SESSION } from "./identity";
  * read by id alone is an import.
  */
 export class NativeBrowserSessions {
-  /** The API key came as plain stack config, outside CheckConfig (see server.ts): told at Configure. */
+  /** The API key came as plain stack config, outside CheckConfig (keyInPlainConfig in providerConfig.ts): told at Configure (handlers.ts). */
   private keyInPlainConfig = false;
 
   constructor(private readonly ctx: ProviderContext) {}

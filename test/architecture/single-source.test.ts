@@ -8,7 +8,7 @@ import { NATIVE_SCHEMA } from "../../plugin/nativeSchema";
 
 /**
  * Facts the TypeScript SDK must write out by hand -- its declarations carry the docs an editor shows, which
- * no table can generate -- checked against the tables they restate: the field table (core/fields.ts), the
+ * no table can generate -- checked against the tables they restate: the field table (core/declaration.ts), the
  * plugin's functions (plugin/functions.ts) and the schema built from both. A doc, a name, a type or an
  * optional mark that drifts fails here.
  */

@@ -12,7 +12,7 @@ function ageSession(vmId: string): void {
   t.emu.control.setCreated(vmId, new Date(Date.now() - 10_000).toISOString());
 }
 
-describe("idempotency keys (keys.ts)", () => {
+describe("idempotency keys (launch.ts)", () => {
   it("derives the same key for the same seed and API inputs", () => {
     expect(generationKey(SEED, undefined, { ...INPUTS })).toBe(generationKey(SEED, undefined, { ...INPUTS }));
     // Key order and provider-only inputs do not matter: only what is sent to the service does.

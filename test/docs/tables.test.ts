@@ -4,7 +4,7 @@ import { blocks, read } from "./markdown";
 
 /**
  * What "BrowserSession in depth" (docs/browser-session.md) restates of the code's tables: the inputs with
- * what a change does (core/fields.ts INPUTS), the outputs and which are secret (OUTPUTS), and the codes of
+ * what a change does (core/declaration.ts INPUTS), the outputs and which are secret (OUTPUTS), and the codes of
  * the provider's error family (core/errors.ts ProviderErrorCode).
  */
 const PAGE = "docs/browser-session.md";
