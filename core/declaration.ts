@@ -404,10 +404,6 @@ async function residentialFailure(ctx: ProviderContext): Promise<Failure | undef
   return undefined;
 }
 
-export function containsUnknown(news: Record<string, unknown>): boolean {
-  return Object.values(news).some(isUnknown);
-}
-
 /** How one input's change lands: on the running session, or on a new one. */
 export type ChangeKind = "update" | "replace";
 
