@@ -1,4 +1,4 @@
-import { Agent, Dispatcher, EnvHttpProxyAgent, request } from "undici";
+import type { Dispatcher, EnvHttpProxyAgent } from "undici";
 import type { z } from "zod";
 import { envelopeSchema } from "./schemas";
 import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError, serviceTextScrubber } from "./errors";
@@ -72,8 +72,16 @@ export interface AttemptEvent {
  */
 export function defaultDispatcher(baseUrl: URL, options: EnvHttpProxyAgent.Options = {}): Dispatcher {
   const agentOptions = { keepAliveTimeout: 10_000, connections: 16, ...options };
+  const { Agent, EnvHttpProxyAgent } = undici();
   return isLoopbackHost(baseUrl.hostname) ? new Agent(agentOptions) : new EnvHttpProxyAgent(agentOptions);
 }
+
+/**
+ * undici, loaded by the first request: a plugin process the engine starts only to check or compare the
+ * provider's settings (one of the two or three it starts for every operation) sends none, and loading it
+ * is about a third of the client's load.
+ */
+const undici = () => require("undici") as typeof import("undici"); // eslint-disable-line @typescript-eslint/no-require-imports
 
 /** Which variable names a proxy for this base URL, when one is set: named in network errors, never its value. */
 function proxyVariable(baseUrl: URL): string | undefined {
@@ -106,8 +114,8 @@ export class Transport {
   private readonly sleep: NonNullable<TransportOptions["sleep"]>;
   private readonly random: () => number;
   private readonly now: () => number;
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
+  private readonly givenDispatcher?: Dispatcher;
+  private ownDispatcher?: Dispatcher;
   private readonly userAgent: string;
   private readonly proxyVariable?: string;
   /** The process's request budget for this service and key, shared with every other client of both. */
@@ -124,15 +132,19 @@ export class Transport {
     this.sleep = opts.sleep ?? defaultSleep;
     this.random = opts.random ?? Math.random;
     this.now = opts.now ?? Date.now;
-    this.ownsDispatcher = !opts.dispatcher;
-    this.dispatcher = opts.dispatcher ?? defaultDispatcher(this.baseUrl);
+    this.givenDispatcher = opts.dispatcher;
     this.proxyVariable = proxyVariable(this.baseUrl);
     this.userAgent = opts.userAgent ?? "pulumi-remote-browser";
     this.budget = opts.budget ?? sharedBudget(this.baseUrl.origin, keyDigest(opts.apiKey));
   }
 
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    await this.ownDispatcher?.close();
+  }
+
+  /** The dispatcher given, else the transport's own, made by its first request. */
+  private get dispatcher(): Dispatcher {
+    return this.givenDispatcher ?? (this.ownDispatcher ??= defaultDispatcher(this.baseUrl));
   }
 
   /** Sends the call, retrying transient failures within the policy, and returns the validated answer. */
@@ -205,7 +217,7 @@ export class Transport {
     let text: string;
     let retryAfterMs: number | undefined;
     try {
-      const res = await request(url, {
+      const res = await undici().request(url, {
         method: call.method,
         headers,
         body: call.body === undefined ? undefined : JSON.stringify(call.body),

@@ -45,6 +45,31 @@ export function githubOf(repository: unknown): { owner: string; repo: string } {
   return { owner: m[1], repo: m[2] };
 }
 
+/**
+ * Where the whole served schema is committed, relative to the repository's root: the path a Pulumi Registry
+ * listing names as its `schemaFile`, and the schema the npm package's plugin serves. The build writes it
+ * (scripts/build.sh, from servedSchema.ts); a test fails when it differs from what that code derives.
+ */
+export const REGISTRY_SCHEMA_FILE = "schema.json";
+
+/**
+ * The schema as the build wrote it, compact, when it was written for this plugin's version; otherwise
+ * undefined (a checkout whose package.json moved on since its last build), and the caller derives it.
+ * GetSchema is a whole plugin start of its own under Pulumi YAML (its language host asks a plugin
+ * process for the schema at every operation): deriving it loads the field tables and zod, about half of
+ * that process's CPU, for a text the build already wrote.
+ */
+export function builtSchemaText(root: string = packageRoot(), identity: Pick<PluginIdentity, "name" | "version"> = pluginIdentity()): string | undefined {
+  let schema: { name?: unknown; version?: unknown };
+  try {
+    schema = JSON.parse(fs.readFileSync(path.join(root, REGISTRY_SCHEMA_FILE), "utf8")) as typeof schema;
+  } catch {
+    return undefined;
+  }
+  const { name, version } = identity;
+  return schema.name === name && schema.version === version ? JSON.stringify(schema) : undefined;
+}
+
 let cached: PluginIdentity | undefined;
 
 export function pluginIdentity(): PluginIdentity {

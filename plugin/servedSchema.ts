@@ -1,6 +1,6 @@
 // Imported, not read from disk: the release binary carries it in its bundle.
 import componentSchema from "./schema.json";
-import { pluginIdentity, type PluginIdentity, githubOf } from "./identity";
+import { pluginIdentity, type PluginIdentity, githubOf, REGISTRY_SCHEMA_FILE } from "./identity";
 import { NATIVE_SCHEMA } from "./nativeSchema";
 import { nativeResourceSchemas } from "./resource";
 import type { PackageSchema } from "./packageSchema";
@@ -48,13 +48,6 @@ export function servedSchema(): PackageSchema {
   served ??= servedSchemaOf(pluginIdentity());
   return served;
 }
-
-/**
- * Where the whole served schema is committed, relative to the repository's root: the path a Pulumi Registry
- * listing names as its `schemaFile`. The build writes it (scripts/build.sh); a test fails when it differs
- * from what the plugin serves.
- */
-export const REGISTRY_SCHEMA_FILE = "schema.json";
 
 /** The text of {@link REGISTRY_SCHEMA_FILE}: the schema this plugin serves, at package.json's version. */
 export function registrySchemaText(): string {

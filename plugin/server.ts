@@ -2,7 +2,7 @@ import type { Provider } from "@pulumi/pulumi/provider";
 import type { ProviderContext } from "../core/context";
 import { engineAnnounced } from "../engine-conventions/liveness";
 import { pulumiModules, type PulumiModules } from "../engine-conventions/sdkInternals";
-import { pluginIdentity } from "./identity";
+import { builtSchemaText, pluginIdentity } from "./identity";
 import { grpcError, type Call, type Callback, type Handler } from "./rpc";
 
 /**
@@ -18,7 +18,7 @@ import { grpcError, type Call, type Callback, type Handler } from "./rpc";
  * modules. Each other part is loaded by the first call that needs it:
  * - the native handlers (handlers.ts), and with them the core and the service's client: CheckConfig,
  *   Configure, Check, Create, Invoke, ...;
- * - the served schema (servedSchema.ts; the release binary's was built with the binary): GetSchema;
+ * - the served schema, read as the build wrote it (identity.ts) or derived (servedSchema.ts): GetSchema;
  * - the SDK's provider server, with the components (provider.ts) and the SDK's resource model: Construct,
  *   Call, Attach, Parameterize, and a Check, Diff, Create, Read, Update or Delete of a type other than
  *   BrowserSession.
@@ -140,11 +140,12 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
     getSchema: (call, callback) => {
       if (call.request.getVersion() !== 0) return callback(new Error(`unsupported schema version ${call.request.getVersion()}`));
       try {
-        // The release binary serves the schema built with it (release/bundle.ts); the script builds its own.
+        // The schema built with the plugin: the release binary's (release/bundle.ts), else the package's
+        // (identity.ts); derived here only when neither was built for this version.
         schema ??=
           typeof PRB_SCHEMA !== "undefined"
             ? PRB_SCHEMA
-            : JSON.stringify((require("./servedSchema") as typeof import("./servedSchema")).servedSchema()); // eslint-disable-line @typescript-eslint/no-require-imports
+            : (builtSchemaText() ?? JSON.stringify((require("./servedSchema") as typeof import("./servedSchema")).servedSchema())); // eslint-disable-line @typescript-eslint/no-require-imports
       } catch (err) {
         const e = grpcError(m, err);
         return callback(e, null, e.metadata);

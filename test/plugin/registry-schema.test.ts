@@ -1,9 +1,11 @@
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { RemoteBrowserComponentProvider } from "../../plugin/provider";
-import { REGISTRY_SCHEMA_FILE } from "../../plugin/servedSchema";
+import { REGISTRY_SCHEMA_FILE, builtSchemaText, pluginIdentity } from "../../plugin/identity";
+import { servedSchema } from "../../plugin/servedSchema";
 import type { PackageSchema } from "../../plugin/packageSchema";
 
 /**
@@ -34,6 +36,29 @@ describe("the schema a registry listing reads", () => {
       expect(String(text ?? "")).not.toMatch(/dynamic provider/i);
     }
     for (const key of ["displayName", "publisher", "logoUrl", "pluginDownloadURL", "repository", "keywords"]) expect(committed[key], key).toBeTruthy();
+  });
+});
+
+describe("the schema the npm package's plugin serves (GetSchema)", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-built-schema-"));
+  const write = (schema: unknown) => fs.writeFileSync(path.join(dir, REGISTRY_SCHEMA_FILE), `${JSON.stringify(schema, null, 2)}\n`);
+
+  it("is the committed file, compact: the schema the derivation gives, as the derivation's own text", () => {
+    expect(builtSchemaText()).toBe(JSON.stringify(servedSchema()));
+  });
+
+  it("is read from the file only when it was written for the plugin's name and version; otherwise the plugin derives it", () => {
+    const identity = pluginIdentity();
+    write({ name: identity.name, version: identity.version, resources: {} });
+    expect(builtSchemaText(dir, identity)).toBe(JSON.stringify({ name: identity.name, version: identity.version, resources: {} }));
+    expect(builtSchemaText(dir, { ...identity, version: "9.9.9" })).toBeUndefined();
+    write({ name: "another", version: identity.version });
+    expect(builtSchemaText(dir, identity)).toBeUndefined();
+    fs.writeFileSync(path.join(dir, REGISTRY_SCHEMA_FILE), "{ not json");
+    expect(builtSchemaText(dir, identity)).toBeUndefined();
+    fs.rmSync(path.join(dir, REGISTRY_SCHEMA_FILE));
+    expect(builtSchemaText(dir, identity)).toBeUndefined();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
 
