@@ -75,7 +75,10 @@ SHIM
   chmod +x "$cache/bin/pulumi-resource-pulumi-nodejs"
 }
 
-if [ -x "$bin" ] && [ "$(version_of "$bin")" = "$PINNED" ]; then
+# The CLI is the module proxy's sources of the release, built with its password-strength dictionaries
+# loaded at first use rather than at every start (scripts/lazy-dictionaries.js says why and what changes).
+BUILD_RECIPE="lazy-dictionaries $(cksum < "$here/scripts/lazy-dictionaries.js" | cut -d' ' -f1)"
+if built_as "$bin" "$PINNED"; then
   [ -x "$cache/bin/pulumi-resource-pulumi-nodejs" ] || bundle_plugin
   log "using cached pulumi $PINNED ($bin)"
   echo "$bin"; exit 0
@@ -93,7 +96,11 @@ if [ "$pin" = current ] && ! grep -qE "github.com/pulumi/pulumi/pkg/v3 v$PINNED\
     || { log "cannot fetch Pulumi $PINNED from the Go module proxy (${proxy:-unset}): the current cell does not fall back to an older CLI"; exit 1; }
   module=$copy
 fi
-build_pinned pulumi "$PINNED" "$bin" "$module" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi \
+mkdir -p "$cache"
+lazy=$(mktemp -d "$cache/.lazy.XXXXXX")
+trap 'rm -rf "$lazy" ${copy:+"$copy"}' EXIT
+modfile=$(node "$here/scripts/lazy-dictionaries.js" "$module" "$lazy") || { log "cannot prepare the CLI's sources (scripts/lazy-dictionaries.js)"; exit 1; }
+build_pinned pulumi "$PINNED" "$bin" "$module" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ${modfile:+-modfile="$modfile"} \
   -tags osusergo,grpcnotrace -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PINNED"
 bundle_plugin
 echo "$bin"

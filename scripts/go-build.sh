@@ -8,6 +8,12 @@ at_least() { # $1 >= $2, both dotted versions
 
 # build_pinned WHAT VERSION BIN MODULE PACKAGE [go build flags...]
 # Returns once BIN is the pinned build: built here, or by a concurrent run that held the lock first.
+# BUILD_RECIPE, when set, names how BIN must have been built beside its version (kept in BIN.recipe):
+# a cached build of another recipe is built again.
+built_as() { # BIN VERSION: BIN is of VERSION and BUILD_RECIPE
+  [ -x "$1" ] && [ "$(version_of "$1")" = "$2" ] && { [ -z "${BUILD_RECIPE:-}" ] || [ "$(cat "$1.recipe" 2>/dev/null)" = "$BUILD_RECIPE" ]; }
+}
+
 build_pinned() {
   local what=$1 version=$2 bin=$3 module=$4 package=$5
   shift 5
@@ -18,12 +24,13 @@ build_pinned() {
   mkdir -p "$(dirname "$bin")"
   exec 9>"$(dirname "$(dirname "$bin")")/.lock"
   flock 9
-  if [ -x "$bin" ] && [ "$(version_of "$bin")" = "$version" ]; then return 0; fi
+  if built_as "$bin" "$version"; then return 0; fi
   log "building $what $version from the Go module proxy (first time only: about 4 to 5 minutes on 2 cores)"
   local start tmp
   start=$(date +%s)
   tmp="$bin.tmp.$$"
   ( cd "$module" && GOFLAGS=-mod=readonly go build -trimpath "$@" -o "$tmp" "$package" ) >&2
   mv "$tmp" "$bin"
+  if [ -n "${BUILD_RECIPE:-}" ]; then printf '%s' "$BUILD_RECIPE" > "$bin.recipe"; fi
   log "built $bin in $(( $(date +%s) - start ))s"
 }

@@ -61,6 +61,21 @@ describe.concurrent("settings refused on the TypeScript path", () => {
       fs.writeFileSync(path.join(stack.workDir, "Pulumi.yaml"), "name: e2e\nruntime: nodejs\n");
       const init = await stack.cli(["stack", "init"]);
       expect(init.code, init.stderr).toBe(0);
+      // The CLI built here loads its password-strength dictionaries at their first use, not at its start
+      // (scripts/lazy-dictionaries.js): they still refuse, without --secret, a value that looks like a
+      // secret under a key named like one (the CLI's pattern: pass, pwd, secret, token; not apiKey), and
+      // nothing is written.
+      const plain = await stack.cli(["config", "set", "deployToken"], "Zq8#vT3xLp9!rW2mKd7@");
+      expect(plain.code).not.toBe(0);
+      expect(plain.stderr).toMatch(/config value for 'e2e:deployToken' looks like a secret; rerun with --secret/);
+      const stackConfig = path.join(stack.workDir, `Pulumi.${stack.name}.yaml`);
+      expect(fs.existsSync(stackConfig) ? fs.readFileSync(stackConfig, "utf8") : "").not.toContain("Zq8#");
+      // The dictionaries were read: a common word and a run of digits are no secret, where twelve random
+      // letters and digits are.
+      expect((await stack.cli(["config", "set", "deployToken"], "xq7vbw2kzr9m")).code).not.toBe(0);
+      const word = await stack.cli(["config", "set", "deployToken"], "password1234");
+      expect(word.code, word.stderr).toBe(0);
+      expect((await stack.cli(["config", "rm", "deployToken"])).code).toBe(0);
       stack.emulator.control.clearRequests();
       // The test key goes on this command line on purpose: it is what a user's `config set --path` does.
       const set = await stack.cli(["config", "set", "--secret", "--path", "remote-browser:apiKey.k", key]);
