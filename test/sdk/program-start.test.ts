@@ -4,8 +4,8 @@ import { run, runStatus } from "../../release/run";
 
 /**
  * What a program that declares sessions loads with the SDK, and what the runner loads with its own code:
- * the service's client (undici, zod and every schema) comes only with the first call to the service, from
- * a data source or the provider. A program's start is part of every `pulumi up`, `preview` and `refresh`
+ * the service's client (zod and every schema) comes only with the first call to the service, from a data
+ * source or the provider, and undici with its first request. A program's start is part of every `pulumi up`, `preview` and `refresh`
  * (the runner runs the program in its own process); the client was about a third of the SDK's load.
  * Read from a fresh Node.js process's module cache, on the built package, as a program loads it.
  */
@@ -47,10 +47,13 @@ describe("a program's start", () => {
     expect(modules.filter((m) => m.includes("node_modules/@npmcli/arborist/") || m.includes("typescript"))).toEqual([]);
   });
 
-  it("loads the client with the first client made for the settings", async () => {
-    const modules = await loadedBy(
-      `const c = require("./dist/core/context").clientForConfig({ baseUrl: "http://127.0.0.1:9/v8", requestTimeoutSeconds: 1 }); if (typeof c.images !== "function") throw new Error("no client")`,
-    );
-    expect(clientParts(modules)).toEqual(CLIENT_PARTS.filter((p) => p !== "dist/core/dataSources.js"));
+  it("loads the client with the first client made for the settings, and undici with its first request", async () => {
+    const made = `const c = require("./dist/core/context").clientForConfig({ baseUrl: "http://127.0.0.1:9/v8", requestTimeoutSeconds: 1 }); if (typeof c.images !== "function") throw new Error("no client");`;
+    const modules = await loadedBy(made);
+    expect(clientParts(modules)).toEqual(CLIENT_PARTS.filter((p) => p !== "dist/core/dataSources.js" && p !== "node_modules/undici/"));
+    // A request to a server that answers with no envelope: undici sent it, the answer is refused.
+    const server = `const s = require("node:http").createServer((q, r) => r.end("{}")).listen(0, "127.0.0.1", () => { ${made.replace("127.0.0.1:9", '" + "127.0.0.1:" + s.address().port + "')} c.images().catch(() => undefined).finally(() => s.close()); });`;
+    const requested = await loadedBy(server);
+    expect(clientParts(requested)).toEqual(CLIENT_PARTS.filter((p) => p !== "dist/core/dataSources.js"));
   });
 });
