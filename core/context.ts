@@ -193,6 +193,13 @@ export interface Waiting {
   cancelled?(): boolean;
 }
 
+/** Why a wait must stop now, without touching anything more: the engine gone, or the update cancelled. */
+export function stopOf(w: Waiting | undefined): "engine-gone" | "cancelled" | undefined {
+  if (w?.engineAlive && !w.engineAlive()) return "engine-gone";
+  if (w?.cancelled?.()) return "cancelled";
+  return undefined;
+}
+
 /** `w`'s clock, the system's for what it leaves out. */
 export function clockOf(w: Waiting | undefined): Clock {
   const c = w?.clock;

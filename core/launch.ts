@@ -3,7 +3,7 @@ import { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX } from "../client/errors";
 import { API_INPUTS, presentOf } from "./declaration";
 import { RemoteBrowserError, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type QuotaAnswer, type RemoteBrowserClient, hasEndedOrFailed, type SessionEntry, type SessionStatus } from "../client";
 import { CancelledError, EngineGoneError } from "./errors";
-import { clockOf, type PollSchedule, type Reporter, type Waiting } from "./context";
+import { clockOf, stopOf, type PollSchedule, type Reporter, type Waiting } from "./context";
 
 /**
  * Idempotency keys. A key must be the same for every attempt to create one generation of a resource --
@@ -114,8 +114,9 @@ export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<Cre
     tell();
     if (opts.onProgress) await sleepTelling(pause, clock.sleep, tell);
     else await clock.sleep(pause);
-    if (opts.waiting.engineAlive && !opts.waiting.engineAlive()) throw new EngineGoneError("the engine went away while waiting for a free running slot; no session was started");
-    if (opts.waiting.cancelled?.()) throw new CancelledError("the update was cancelled while waiting for a free running slot; no session was started");
+    const stop = stopOf(opts.waiting);
+    if (stop === "engine-gone") throw new EngineGoneError("the engine went away while waiting for a free running slot; no session was started");
+    if (stop === "cancelled") throw new CancelledError("the update was cancelled while waiting for a free running slot; no session was started");
   }
 }
 
@@ -199,8 +200,8 @@ async function poll(opts: WaitOptions, now: () => number, start: number): Promis
       else await sleep(delay);
     }
     first = false;
-    if (opts.waiting?.engineAlive && !opts.waiting.engineAlive()) return { kind: "engine-gone", polls };
-    if (opts.waiting?.cancelled?.()) return { kind: "cancelled", polls };
+    const stop = stopOf(opts.waiting);
+    if (stop) return { kind: stop, polls };
     const entry = await opts.client.session(opts.vmId);
     polls++;
     if (!entry) return { kind: "unknown", polls };
