@@ -2,12 +2,11 @@ import { ProviderContext } from "../core/context";
 import { engineDiagnostics } from "../engine-conventions/diagnostics";
 import { engineWatcher } from "../engine-conventions/liveness";
 import type { PulumiModules } from "../engine-conventions/sdkInternals";
-import { urnType } from "../engine-conventions/wire";
+import { plainJson, urnType } from "../engine-conventions/wire";
 import { invoke } from "./functions";
 import { checkConfig, configFileWarnings, diffConfig, isDefaultProvider, keyInPlainConfig, settingsFrom } from "./providerConfig";
 import { NATIVE_RESOURCES, listedResource, type NativeBrowserSessions } from "./resource";
 import { grpcError, type Handler } from "./rpc";
-import { plainJson } from "../engine-conventions/wire";
 
 /**
  * The calls the plugin answers natively, rather than the SDK's provider server (see server.ts for why):
