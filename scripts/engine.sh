@@ -84,22 +84,23 @@ if built_as "$bin" "$PINNED"; then
   echo "$bin"; exit 0
 fi
 
+# What the build needs beside the cache and no longer after it: a moved copy of the wrapper (below) and the
+# lazily loading dictionary modules.
+mkdir -p "$cache"
+work=$(mktemp -d "$cache/.build.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 if [ "$pin" = current ] && ! grep -qE "github.com/pulumi/pulumi/pkg/v3 v$PINNED\$" "$module/go.mod"; then
   # The committed wrapper moved to the newest release in a copy beside the cache; the checksum database does
   # not answer for these versions here, so that copy's go.sum is written from what the proxy served.
-  mkdir -p "$cache"
-  copy=$(mktemp -d "$cache/.module.XXXXXX")
-  trap 'rm -rf "$copy"' EXIT
+  copy=$work/module
+  mkdir "$copy"
   cp "$module/go.mod" "$module/go.sum" "$module/tools.go" "$copy/"
   ( cd "$copy" && GOFLAGS=-mod=mod GOSUMDB=off go get "github.com/pulumi/pulumi/pkg/v3@v$PINNED" "github.com/pulumi/pulumi/sdk/v3@v$PINNED" >&2 \
     && GOFLAGS=-mod=mod GOSUMDB=off go mod tidy >&2 ) \
     || { log "cannot fetch Pulumi $PINNED from the Go module proxy (${proxy:-unset}): the current cell does not fall back to an older CLI"; exit 1; }
   module=$copy
 fi
-mkdir -p "$cache"
-lazy=$(mktemp -d "$cache/.lazy.XXXXXX")
-trap 'rm -rf "$lazy" ${copy:+"$copy"}' EXIT
-modfile=$(node "$here/scripts/lazy-dictionaries.js" "$module" "$lazy") || { log "cannot prepare the CLI's sources (scripts/lazy-dictionaries.js)"; exit 1; }
+modfile=$(node "$here/scripts/lazy-dictionaries.js" "$module" "$work/lazy") || { log "cannot prepare the CLI's sources (scripts/lazy-dictionaries.js)"; exit 1; }
 build_pinned pulumi "$PINNED" "$bin" "$module" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ${modfile:+-modfile="$modfile"} \
   -tags osusergo,grpcnotrace -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PINNED"
 bundle_plugin

@@ -26,16 +26,15 @@ const MODULES = ["github.com/nbutton23/zxcvbn-go", "github.com/ccojocar/zxcvbn-g
 /** The two files with their init functions made lazy, or why not. */
 function lazySources(frequency, matching) {
   const edits = [
-    [frequency, '\t"log"\n', '\t"log"\n\t"sync"\n'],
-    [frequency, /\nfunc init\(\) \{\n/, "\nvar loadOnce sync.Once\n\n// Load fills Lists, once.\nfunc Load() { loadOnce.Do(load) }\n\nfunc load() {\n"],
-    [matching, 'import (\n\t"sort"\n', 'import (\n\t"sort"\n\t"sync"\n'],
-    [matching, /\nfunc init\(\) \{\n\s*loadFrequencyList\(\)\n\}\n/, "\nvar loadOnce sync.Once\n"],
-    [matching, /\n\s*if dictionaryMatchers == nil \|\| adjacencyGraphs == nil \{\n\s*loadFrequencyList\(\)\n\s*\}\n/, "\n\tloadOnce.Do(loadFrequencyList)\n"],
-    [matching, /\nfunc loadFrequencyList\(\) \{\n/, "\nfunc loadFrequencyList() {\n\tfrequency.Load()\n"],
+    ["frequency", '\t"log"\n', '\t"log"\n\t"sync"\n'],
+    ["frequency", /\nfunc init\(\) \{\n/, "\nvar loadOnce sync.Once\n\n// Load fills Lists, once.\nfunc Load() { loadOnce.Do(load) }\n\nfunc load() {\n"],
+    ["matching", 'import (\n\t"sort"\n', 'import (\n\t"sort"\n\t"sync"\n'],
+    ["matching", /\nfunc init\(\) \{\n\s*loadFrequencyList\(\)\n\}\n/, "\nvar loadOnce sync.Once\n"],
+    ["matching", /\n\s*if dictionaryMatchers == nil \|\| adjacencyGraphs == nil \{\n\s*loadFrequencyList\(\)\n\s*\}\n/, "\n\tloadOnce.Do(loadFrequencyList)\n"],
+    ["matching", /\nfunc loadFrequencyList\(\) \{\n/, "\nfunc loadFrequencyList() {\n\tfrequency.Load()\n"],
   ];
   const text = { frequency, matching };
-  for (const [which, from, to] of edits) {
-    const key = which === frequency ? "frequency" : "matching";
+  for (const [key, from, to] of edits) {
     const next = text[key].replace(from, to);
     if (next === text[key]) return { why: `${key}/${key}.go is not as expected (${String(from).slice(0, 40)})` };
     text[key] = next;
@@ -64,7 +63,11 @@ function main([wrapper, out]) {
     }
     const dir = path.join(out, `${mod.split("/").join("_")}@${info.Version}`);
     fs.cpSync(info.Dir, dir, { recursive: true });
-    for (const f of fs.readdirSync(dir, { recursive: true })) fs.chmodSync(path.join(dir, f), 0o755);
+    // The module cache's files are read-only, and so are their copies.
+    for (const f of ["", ...fs.readdirSync(dir, { recursive: true })]) {
+      const p = path.join(dir, f);
+      fs.chmodSync(p, fs.statSync(p).isDirectory() ? 0o755 : 0o644);
+    }
     fs.writeFileSync(path.join(dir, "frequency", "frequency.go"), lazy.frequency);
     fs.writeFileSync(path.join(dir, "matching", "matching.go"), lazy.matching);
     // A module of before Go modules has no go.mod; a directory a replace names needs one.
