@@ -1,7 +1,8 @@
 /**
- * The service's fixed values (spec: the share locales, the request limits, the session states), apart from
- * the schemas that use them: a program that declares sessions reads these through core/declaration.ts without
- * loading zod and every schema.
+ * The fixed rules a request is held to before it is sent, apart from the schemas and the transport that apply
+ * them: the service's values (spec: the share locales, the request limits, the session states) and the hosts
+ * to which a key may travel over plain http (this machine's). A program that declares sessions reads the
+ * values through core/declaration.ts, and the config loader the hosts, without loading zod or undici.
  */
 
 export const LOCALES = ["en", "de", "fr", "es", "it", "pt", "ja"] as const;
@@ -29,4 +30,11 @@ export type SessionStatus = SessionState | (string & {});
 /** Whether the session has ended for good, or never started (`error`): refresh drops it, a wait stops. */
 export function hasEndedOrFailed(status: SessionStatus): boolean {
   return status === "error" || (ENDED_STATES as readonly string[]).includes(status);
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
+
+/** Whether a host name is this machine: the transport and the config loader refuse a key over plain http to any other. */
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK.test(hostname);
 }

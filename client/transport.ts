@@ -4,7 +4,7 @@ import { envelopeSchema } from "./schemas";
 import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError, serviceTextScrubber } from "./errors";
 import { BudgetPriority, HeldTurn, RequestBudget, sharedBudget } from "./rate-budget";
 import { createHash } from "node:crypto";
-import { isLoopbackHost } from "./loopback";
+import { isLoopbackHost } from "./limits";
 
 export interface TransportOptions {
   /** Versioned base address, e.g. `https://api.example/v8`. */

@@ -1,4 +1,4 @@
-import { isLoopbackHost } from "../client/loopback";
+import { isLoopbackHost } from "../client/limits";
 import type { ApiVersion } from "../client";
 import { ConfigError } from "./errors";
 

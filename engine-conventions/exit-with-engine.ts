@@ -9,11 +9,11 @@
  * loaded with the process can end it. Any other Node.js process the engine starts is left alone.
  *
  * The dynamic provider host gets its SDK's runtime loaded here first, with Arborist and TypeScript deferred
- * (deferredSdkLoad.ts): the host needs neither -- it runs stored providers, it serialises none -- and they
+ * (pulumiSdk.ts): the host needs neither -- it runs stored providers, it serialises none -- and they
  * were about a third of its start. Should that load fail, the host loads its runtime itself, as always.
  */
 import * as path from "node:path";
-import { loadSdkRuntimeDeferred } from "./deferredSdkLoad";
+import { loadSdkRuntimeDeferred } from "./pulumiSdk";
 import { exitWhenEngineGone, dynamicProviderSdk, isPluginProcess } from "./liveness";
 
 export { isPluginProcess } from "./liveness";

@@ -6,8 +6,8 @@ import { sdkRequire } from "./pulumiSdk";
  * diagnostics speak to the engine with (diagnostics.ts), and the Automation API's command of a CLI whose
  * version the runner knows (runner/cli-command.ts). The one reach that only the plugin makes, taking
  * the SDK's provider service at its registration, is the plugin's own (sdkProviderService in plugin/provider.ts),
- * and the runner's, loading the SDK's runtime with two of its dependencies deferred, is deferredSdkLoad.ts's,
- * checked against the same releases. `pulumiSdk.ts` says where these modules are loaded from (the release bundle puts
+ * and the runner's, loading the SDK's runtime with two of its dependencies deferred, is pulumiSdk.ts's,
+ * checked against the same releases; that module also says where these modules are loaded from (the release bundle puts
  * `release/bundledSdk.ts` in its place); this module says what is expected of them, and the plugin fails,
  * naming the installed release, when one no longer holds: at start for the protocol modules, at the first
  * component call for the provider service.

@@ -48,7 +48,7 @@ export function githubOf(repository: unknown): { owner: string; repo: string } {
 /**
  * Where the whole served schema is committed, relative to the repository's root: the path a Pulumi Registry
  * listing names as its `schemaFile`, and the schema the npm package's plugin serves. The build writes it
- * (scripts/build.sh, from servedSchema.ts); a test fails when it differs from what that code derives.
+ * (scripts/build.sh, from packageSchema.ts); a test fails when it differs from what that code derives.
  */
 export const REGISTRY_SCHEMA_FILE = "schema.json";
 

@@ -2,8 +2,7 @@ import type { Inputs, ComponentResource, ComponentResourceOptions } from "@pulum
 import type { ConstructResult, Provider } from "@pulumi/pulumi/provider";
 import { DependencyProviderResource } from "@pulumi/pulumi/resource";
 import { pluginIdentity, PACKAGE_NAME, typeToken } from "./identity";
-import { COMPONENTS } from "./packageSchema";
-import { servedSchema } from "./servedSchema";
+import { COMPONENTS, servedSchema } from "./packageSchema";
 import { sdkRequire } from "../engine-conventions/pulumiSdk";
 import { sdkChanged, type PulumiModules } from "../engine-conventions/sdkInternals";
 

@@ -18,14 +18,14 @@ import { grpcError, type Call, type Callback, type Handler } from "./rpc";
  * modules. Each other part is loaded by the first call that needs it:
  * - the native handlers (handlers.ts), and with them the core and the service's client: CheckConfig,
  *   Configure, Check, Create, Invoke, ...;
- * - the served schema, read as the build wrote it (identity.ts) or derived (servedSchema.ts): GetSchema;
+ * - the served schema, read as the build wrote it (identity.ts) or derived (packageSchema.ts): GetSchema;
  * - the SDK's provider server, with the components (provider.ts) and the SDK's resource model: Construct,
  *   Call, Attach, Parameterize, and a Check, Diff, Create, Read, Update or Delete of a type other than
  *   BrowserSession.
  * Nothing reads the disk or the network before the port is printed.
  */
 
-/** Set by the release build (release/bundle.ts): the schema the binary serves, as servedSchema.ts builds it. */
+/** Set by the release build (release/bundle.ts): the schema the binary serves, as packageSchema.ts builds it. */
 declare const PRB_SCHEMA: string | undefined;
 
 /**
@@ -145,7 +145,7 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
         schema ??=
           typeof PRB_SCHEMA !== "undefined"
             ? PRB_SCHEMA
-            : (builtSchemaText() ?? JSON.stringify((require("./servedSchema") as typeof import("./servedSchema")).servedSchema())); // eslint-disable-line @typescript-eslint/no-require-imports
+            : (builtSchemaText() ?? JSON.stringify((require("./packageSchema") as typeof import("./packageSchema")).servedSchema())); // eslint-disable-line @typescript-eslint/no-require-imports
       } catch (err) {
         const e = grpcError(m, err);
         return callback(e, null, e.metadata);

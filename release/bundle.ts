@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import { build, Plugin } from "esbuild";
-import { servedSchemaOf } from "../plugin/servedSchema";
+import { servedSchemaOf } from "../plugin/packageSchema";
 
 /** What the release binary knows of itself (plugin/identity.ts reads it as `PRB_RELEASE`). */
 export interface ReleaseFacts {
@@ -38,6 +38,9 @@ export async function bundlePlugin(facts: ReleaseFacts): Promise<{ code: string;
     logLevel: "silent",
     define: { PRB_RELEASE: JSON.stringify(facts), PRB_SCHEMA: JSON.stringify(JSON.stringify(servedSchemaOf({ name: "remote-browser", ...facts }))) },
     plugins: [bundledSdk],
+    // The schema analyzer, which loads TypeScript: only packageSchema.ts's deriveSchema requires it, for the
+    // build's schema file, never the plugin.
+    external: ["@pulumi/pulumi/provider/experimental"],
   });
   const inputs = Object.keys(result.metafile.inputs);
   const copies = duplicatePackages(inputs);

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { packageRoot } from "../plugin/identity";
-import { LOGO_FILE } from "../plugin/servedSchema";
+import { LOGO_FILE } from "../plugin/packageSchema";
 import { run } from "./run";
 import { sdkgen, sdkgenDotnetJava } from "./sdkgen";
 

@@ -1,4 +1,4 @@
-import { loadSdkRuntimeDeferred } from "../engine-conventions/deferredSdkLoad";
+import { loadSdkRuntimeDeferred } from "../engine-conventions/pulumiSdk";
 
-// Imported first by the command line (cli.ts), before anything loads @pulumi/pulumi: see deferredSdkLoad.ts.
+// Imported first by the command line (cli.ts), before anything loads @pulumi/pulumi: see pulumiSdk.ts.
 loadSdkRuntimeDeferred();

@@ -17,8 +17,8 @@ if [ ! -f "$stamp" ] || [ -n "$(find . \( -path ./node_modules -o -path ./dist -
   # The whole schema the plugin serves, committed where a Pulumi Registry listing reads it (its schemaFile):
   # written from the build, so that it cannot lag the code (test/plugin/registry-schema.test.ts).
   # (A project without the plugin, such as the build's own test fixture, has none to write.)
-  if [ -f plugin/servedSchema.ts ]; then
-    node -e 'process.stdout.write(require("./dist/plugin/servedSchema").registrySchemaText())' > schema.json.next
+  if [ -f plugin/packageSchema.ts ]; then
+    node -e 'process.stdout.write(require("./dist/plugin/packageSchema").registrySchemaText())' > schema.json.next
     mv schema.json.next schema.json
   fi
   mv "$stamp.next" "$stamp"

@@ -58,7 +58,6 @@ const CLAIMS: Record<string, () => void> = {
     // registration, its scripts' paths, the members of its classes outside their documented interface.
     const reach = /sdkRequire\(|["']\.\/proto\/|@pulumi\/pulumi\/proto|\.addService\s*=|cmd\[?[\\/]|cmd\/|run-plugin|dynamic-provider|\.isKnown\b|createRequire\(/;
     expect(matching(reach)).toEqual([
-      "engine-conventions/deferredSdkLoad",
       "engine-conventions/liveness",
       "engine-conventions/pulumiSdk",
       "engine-conventions/sdkInternals",

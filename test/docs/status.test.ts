@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NODE_VERSION } from "../../release/platforms";
-import { SCHEMA_FILE } from "../../plugin/packageSchema";
+import { SCHEMA_FILE, withNativeSchema } from "../../plugin/packageSchema";
 import type { PackageSchema } from "../../plugin/packageSchema";
-import { withNativeSchema } from "../../plugin/servedSchema";
 import { LEDGER, USER_PAGES, blocks, read } from "./markdown";
 
 /**

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { LOGO_FILE } from "../../plugin/servedSchema";
+import { LOGO_FILE } from "../../plugin/packageSchema";
 import { run } from "../../release/run";
 import { writeSdks } from "../../release/sdks";
 import { engineEnvironment } from "../../runner/environment";
@@ -43,7 +43,7 @@ beforeAll(async () => {
 }, 1_200_000);
 
 /** What writeSdks reads besides the schema: its own code and generators, their module pins, the build tools' pins, the files it packs. */
-const SDK_INPUTS = ["release", "engine/go.mod", "engine/go.sum", "scripts/python-venv.sh", "package.json", "package-lock.json", "README.md", "LICENSE", LOGO_FILE, "plugin/servedSchema.ts", "plugin/identity.ts"];
+const SDK_INPUTS = ["release", "engine/go.mod", "engine/go.sum", "scripts/python-venv.sh", "package.json", "package-lock.json", "README.md", "LICENSE", LOGO_FILE, "plugin/packageSchema.ts", "plugin/identity.ts"];
 /** The list of what writeSdks returned, kept in the cached folder (relative to it). */
 const WRITTEN = ".written.json";
 

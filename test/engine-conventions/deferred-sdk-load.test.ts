@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run, runStatus } from "../../release/run";
 
 /**
- * The runner loads the SDK's runtime with Arborist and TypeScript deferred (engine-conventions/deferredSdkLoad.ts).
+ * The runner loads the SDK's runtime with Arborist and TypeScript deferred (engine-conventions/pulumiSdk.ts).
  * Checked in fresh Node.js processes on the built package, as the runner's command line loads it: what the
  * load leaves out, and that the SDK's two users of the deferred modules still work, giving what they give
  * without the deferral.
@@ -26,7 +26,7 @@ afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
 
 /** Runs `script` in a fresh process of the project's Node.js, after the deferred load when `deferred`; returns its JSON answer. */
 async function inProcess(script: string, deferred: boolean): Promise<Record<string, unknown>> {
-  const load = deferred ? `require(${JSON.stringify(path.join(root, "dist/engine-conventions/deferredSdkLoad.js"))}).loadSdkRuntimeDeferred();` : "";
+  const load = deferred ? `require(${JSON.stringify(path.join(root, "dist/engine-conventions/pulumiSdk.js"))}).loadSdkRuntimeDeferred();` : "";
   const out = await run(process.execPath, ["-e", `${load}\n(async () => { ${script} })().then((r) => process.stdout.write(JSON.stringify(r)));`], { cwd: root });
   return JSON.parse(out) as Record<string, unknown>;
 }
@@ -88,7 +88,7 @@ describe("the SDK's runtime loaded with Arborist and TypeScript deferred", () =>
     fs.mkdirSync(path.join(sdk, "runtime"), { recursive: true });
     fs.writeFileSync(path.join(sdk, "package.json"), JSON.stringify({ name: "@pulumi/pulumi", version: "3.0.0" }));
     fs.writeFileSync(path.join(sdk, "runtime", "index.js"), "exports.loaded = true;\n");
-    const { loadSdkRuntimeDeferred } = await import("../../engine-conventions/deferredSdkLoad");
+    const { loadSdkRuntimeDeferred } = await import("../../engine-conventions/pulumiSdk");
     loadSdkRuntimeDeferred(path.join(sdk, "package.json"));
     const entry = require.cache[path.join(sdk, "runtime", "index.js")];
     expect(entry?.exports).toEqual({ loaded: true });

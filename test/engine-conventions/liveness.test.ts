@@ -116,7 +116,7 @@ describe("a plugin process whose engine was killed", () => {
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-liveness-"));
     // The watcher's sources as plain CommonJS, so that a separate process runs exactly this checkout's code.
-    for (const name of ["liveness", "deferredSdkLoad", "exit-with-engine"]) {
+    for (const name of ["liveness", "pulumiSdk", "exit-with-engine"]) {
       const source = fs.readFileSync(path.join(__dirname, "..", "..", "engine-conventions", `${name}.ts`), "utf8");
       const out = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } });
       fs.writeFileSync(path.join(dir, `${name}.js`), out.outputText);

@@ -1,8 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PackageSchema, PropertySpec, SCHEMA_FILE } from "../../plugin/packageSchema";
-import { withNativeSchema } from "../../plugin/servedSchema";
+import { PackageSchema, PropertySpec, SCHEMA_FILE, withNativeSchema } from "../../plugin/packageSchema";
 import { run } from "../../release/run";
 import { USER_PAGES, codeBlocks, read } from "../docs/markdown";
 

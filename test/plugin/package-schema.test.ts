@@ -2,9 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LOCALES } from "../../client/schemas";
-import { deriveSchema } from "../../plugin/deriveSchema";
-import { PackageSchema, SCHEMA_FILE, schemaFileText } from "../../plugin/packageSchema";
-import { withNativeSchema } from "../../plugin/servedSchema";
+import { deriveSchema, PackageSchema, SCHEMA_FILE, schemaFileText, withNativeSchema } from "../../plugin/packageSchema";
 import { RemoteBrowserComponentProvider } from "../../plugin/provider";
 import { API_INPUTS, PROVIDER_INPUTS } from "../../core/declaration";
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { RemoteBrowserComponentProvider } from "../../plugin/provider";
 import { REGISTRY_SCHEMA_FILE, builtSchemaText, pluginIdentity } from "../../plugin/identity";
-import { servedSchema } from "../../plugin/servedSchema";
+import { servedSchema } from "../../plugin/packageSchema";
 import type { PackageSchema } from "../../plugin/packageSchema";
 
 /**

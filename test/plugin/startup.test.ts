@@ -36,7 +36,7 @@ const LATER = {
   "the service's client": "dist/client/",
   undici: "node_modules/undici/",
   zod: "node_modules/zod/",
-  "the served schema": "dist/plugin/servedSchema.js",
+  "the served schema": "dist/plugin/packageSchema.js",
   "the components' provider": "dist/plugin/provider.js",
   "the ReviewSessions component": "dist/plugin/reviewSessions.js",
   "the SDK's provider server": "@pulumi/pulumi/provider/server.js",
@@ -48,7 +48,6 @@ const NEVER = {
   "the SDK's Automation API": "@pulumi/pulumi/automation/",
   "the schema analyzer": "@pulumi/pulumi/provider/experimental/",
   "the TypeScript compiler": "node_modules/typescript/",
-  "the schema derivation": "dist/plugin/deriveSchema.js",
 };
 
 const loaded = (s: Snapshot, part: string) => s.modules.filter((m) => m.split(path.sep).join("/").includes(part));

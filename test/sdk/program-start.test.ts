@@ -42,7 +42,7 @@ describe("a program's start", () => {
     expect(modules.some((m) => m.endsWith("dist/runner/cli.js"))).toBe(true);
     expect(clientParts(modules)).toEqual([]);
     // The SDK's runtime is loaded, without what only computeCodePaths and the closure serialiser use
-    // (engine-conventions/deferredSdkLoad.ts).
+    // (engine-conventions/pulumiSdk.ts).
     expect(modules.some((m) => m.includes("@pulumi/pulumi/runtime/index.js"))).toBe(true);
     expect(modules.filter((m) => m.includes("node_modules/@npmcli/arborist/") || m.includes("typescript"))).toEqual([]);
   });
