@@ -5,14 +5,9 @@ import type { PulumiModules } from "../engine-conventions/sdkInternals";
 import { plainJson, urnType } from "../engine-conventions/wire";
 import { invoke } from "./functions";
 import { checkConfig, configFileWarnings, diffConfig, isDefaultProvider, keyInPlainConfig, settingsFrom } from "./providerConfig";
-import { NATIVE_RESOURCES, listedResource, type NativeBrowserSessions } from "./resource";
-import { grpcError, type Handler } from "./rpc";
-
-/**
- * The calls the plugin answers natively, rather than the SDK's provider server (see server.ts for why):
- * CheckConfig, DiffConfig, Configure, Check, Diff, Create, Read, Update, Delete, Invoke, List and Cancel.
- * The front door loads this module, and with it the core and the service's client, at the first of them.
- */
+import { BROWSER_SESSION } from "./identity";
+import { BrowserSessionAdapter } from "./resource";
+import { grpcError, type Handler, type NativeCall } from "./rpc";
 
 /** What the components' provider is told of the calls the plugin answers itself. */
 export interface ComponentsProvider {
@@ -21,17 +16,18 @@ export interface ComponentsProvider {
 }
 
 /**
- * The handlers the plugin answers itself; `sdk` gives the SDK server's own, for the types it serves (the
- * components').
+ * The calls the plugin answers natively, rather than the SDK's provider server (see server.ts for why): those
+ * rpc.ts's table routes here, a resource's only for BrowserSession. The front door loads this module, and with
+ * it the core and the service's client, at the first of them. `sdk` gives the SDK server's own handlers, for
+ * the types it serves (the components').
  */
 export function nativeHandlers(
   m: PulumiModules,
   sdk: (name: string) => Handler,
   ctx: ProviderContext = new ProviderContext({ engineAlive: engineWatcher(), diagnostics: engineDiagnostics() }),
   components: ComponentsProvider = {},
-): Record<string, Handler> {
-  // One adapter per native resource type of the registry; a type not there is the components'.
-  const adapters = new Map(Object.entries(NATIVE_RESOURCES).map(([token, r]) => [token, r.adapter(ctx)]));
+): Record<NativeCall, Handler> {
+  const sessions = new BrowserSessionAdapter(ctx);
   const { proto, struct } = m;
   const Struct = struct.Struct;
   const js = (s: { toJavaScript(): Record<string, unknown> } | undefined) => s?.toJavaScript() ?? {};
@@ -46,12 +42,10 @@ export function nativeHandlers(
         },
       );
     };
-  /** A native resource's calls are answered by its adapter; any other type goes to the SDK's server (components). */
-  const forSession = (name: string, fn: (resource: NativeBrowserSessions, req: any) => Promise<unknown>): Handler => { // eslint-disable-line @typescript-eslint/no-explicit-any
-    return (call, callback) => {
-      const resource = adapters.get(typeOf(call.request));
-      return resource ? unary((req) => fn(resource, req))(call, callback) : sdk(name)(call, callback);
-    };
+  /** BrowserSession's calls are answered by its adapter; any other type's go to the SDK's server (components). */
+  const forSession = (name: NativeCall, fn: (req: any) => Promise<unknown>): Handler => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const native = unary(fn);
+    return (call, callback) => (typeOf(call.request) === BROWSER_SESSION ? native(call, callback) : sdk(name)(call, callback));
   };
   const failuresOf = (failures: Array<{ property: string; reason: string }>) =>
     failures.map((f) => {
@@ -89,7 +83,7 @@ export function nativeHandlers(
       const id: string | undefined = req.getId?.() || undefined;
       if (urn && id) components.servedAs?.(urn, id);
       ctx.configure(settingsFrom(args, req.getVariablesMap(), isDefaultProvider(urn) ? undefined : (key) => `the provider's ${key}`));
-      for (const resource of adapters.values()) resource.configured({ keyInPlainConfig: keyInPlainConfig(args) });
+      sessions.configured({ keyInPlainConfig: keyInPlainConfig(args) });
       const resp = new proto.ConfigureResponse();
       // As the SDK's server answers (its components need resources and outputs); secrets: see engine-conventions/wire.ts.
       resp.setAcceptsecrets(true);
@@ -97,12 +91,12 @@ export function nativeHandlers(
       resp.setAcceptoutputs(true);
       return resp;
     }),
-    check: forSession("check", async (resource, req) => {
-      const { inputs, failures } = await resource.check(js(req.getNews()));
+    check: forSession("check", async (req) => {
+      const { inputs, failures } = await sessions.check({ news: js(req.getNews()) });
       return checkResponse(inputs, failures);
     }),
-    diff: forSession("diff", async (resource, req) => {
-      const result = resource.diff(req.getId(), js(req.getOlds()), js(req.getNews()), js(req.getOldInputs()));
+    diff: forSession("diff", async (req) => {
+      const result = sessions.diff({ id: req.getId(), olds: js(req.getOlds()), news: js(req.getNews()), oldInputs: js(req.getOldInputs()) });
       const resp = new proto.DiffResponse();
       resp.setChanges(result.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE);
       resp.setReplacesList(result.replaces);
@@ -119,7 +113,7 @@ export function nativeHandlers(
       resp.setHasdetaileddiff(true);
       return resp;
     }),
-    create: forSession("create", async (resource, req) => {
+    create: forSession("create", async (req) => {
       // A plugin that answers Handshake is taken to support previews: the engine sends `pulumi preview`'s
       // creates (and a replacement's) here too, which must start nothing. The inputs stand for the state, as
       // the engine's own answer for a plugin without previews; the outputs stay unknown until the update.
@@ -129,15 +123,15 @@ export function nativeHandlers(
         return resp;
       }
       const timeout = req.getTimeout();
-      const { id, outs } = await resource.create(req.getUrn(), js(req.getProperties()), timeout > 0 ? timeout : undefined);
+      const { id, outs } = await sessions.create({ urn: req.getUrn(), news: js(req.getProperties()), engineTimeoutSeconds: timeout > 0 ? timeout : undefined });
       const resp = new proto.CreateResponse();
       resp.setId(id);
       resp.setProperties(Struct.fromJavaScript(plainJson(outs)));
       refreshBeforeUpdate(resp, outs);
       return resp;
     }),
-    read: forSession("read", async (resource, req) => {
-      const result = await resource.read(req.getId(), js(req.getProperties()), js(req.getInputs()), req.getUrn() || undefined);
+    read: forSession("read", async (req) => {
+      const result = await sessions.read({ id: req.getId(), props: js(req.getProperties()), inputs: js(req.getInputs()), urn: req.getUrn() || undefined });
       const resp = new proto.ReadResponse();
       resp.setId(result.id);
       resp.setProperties(Struct.fromJavaScript(plainJson(result.props)));
@@ -145,16 +139,16 @@ export function nativeHandlers(
       refreshBeforeUpdate(resp, result.props);
       return resp;
     }),
-    update: forSession("update", async (resource, req) => {
-      const { outs } = resource.update(js(req.getOlds()), js(req.getNews()));
+    update: forSession("update", async (req) => {
+      const { outs } = sessions.update({ olds: js(req.getOlds()), news: js(req.getNews()) });
       const resp = new proto.UpdateResponse();
       resp.setProperties(Struct.fromJavaScript(plainJson(outs)));
       refreshBeforeUpdate(resp, outs);
       return resp;
     }),
-    delete: forSession("delete", async (resource, req) => {
+    delete: forSession("delete", async (req) => {
       const timeout = req.getTimeout();
-      await resource.delete(req.getId(), js(req.getProperties()), req.getUrn() || undefined, timeout > 0 ? timeout : undefined);
+      await sessions.delete({ id: req.getId(), props: js(req.getProperties()), urn: req.getUrn() || undefined, engineTimeoutSeconds: timeout > 0 ? timeout : undefined });
       return new m.empty.Empty();
     }),
     // The engine's Cancel (the user's Ctrl-C): the update is ending, and a create still waiting must not
@@ -164,16 +158,12 @@ export function nativeHandlers(
       ctx.cancel();
       return new m.empty.Empty();
     }),
-    // The engine's List (`pulumi do remote-browser:index:BrowserSession list`), answered by the type's adapter.
+    // The engine's List (`pulumi do remote-browser:index:BrowserSession list`): BrowserSession's, the one type listed.
     list: ((call: { request: any; write(r: unknown): void; end(): void; emit(e: "error", err: unknown): void }) => { // eslint-disable-line @typescript-eslint/no-explicit-any
       const req = call.request;
       (async () => {
-        const listed = listedResource(req.getToken()) && adapters.get(req.getToken());
-        if (!listed) {
-          const tokens = [...adapters.keys()].filter((t) => listedResource(t));
-          throw new Error(`List: the remote-browser plugin lists only ${tokens.join(", ")}, not ${req.getToken()}`);
-        }
-        for (const row of await listed.list(js(req.getQuery()), Number(req.getLimit()))) {
+        if (req.getToken() !== BROWSER_SESSION) throw new Error(`List: the remote-browser plugin lists only ${BROWSER_SESSION}, not ${req.getToken()}`);
+        for (const row of await sessions.list({ query: js(req.getQuery()), limit: Number(req.getLimit()) })) {
           const result = new proto.ListResponse.Result();
           result.setId(row.id);
           result.setName(row.name);

@@ -1,7 +1,40 @@
 import { CONFIG_FIELDS } from "../core/config";
 import { INPUTS, OUTPUTS, inputDoc, type InputField, type OutputField } from "../core/declaration";
-import type { PropertySpec, ResourceSpec } from "./packageSchema";
 import { FUNCTIONS } from "./functions";
+
+/**
+ * The parts of a Pulumi package schema this package reads or writes: the native resource's schema
+ * (below) and the components' derived one (packageSchema.ts deriveSchema) both build on them.
+ */
+export interface PropertySpec {
+  type?: string;
+  $ref?: string;
+  items?: PropertySpec;
+  additionalProperties?: PropertySpec;
+  description?: string;
+  plain?: boolean;
+  secret?: boolean;
+}
+
+export interface ResourceSpec {
+  isComponent?: boolean;
+  description?: string;
+  inputProperties: Record<string, PropertySpec>;
+  requiredInputs: string[];
+  properties: Record<string, PropertySpec>;
+  required: string[];
+  /** What the engine's List of the type takes; a type without it is not listed. */
+  listInputs?: { properties: Record<string, PropertySpec> };
+}
+
+export interface PackageSchema {
+  name: string;
+  version?: string;
+  description?: string;
+  resources: Record<string, ResourceSpec>;
+  types: Record<string, { type: string; enum?: Array<{ name: string; value: string | number; description?: string }> }>;
+  [key: string]: unknown;
+}
 
 /**
  * The part of the package schema that the plugin serves natively: the BrowserSession resource, the data

@@ -4,7 +4,9 @@ import type { ComponentResourceConstructor } from "@pulumi/pulumi/provider/exper
 import { OUTPUTS } from "../core/declaration";
 import { REVIEW_SESSIONS_OUTPUTS, ReviewSessions } from "./reviewSessions";
 import { BROWSER_SESSION, PACKAGE_NAME, pluginIdentity, type PluginIdentity, githubOf, REGISTRY_SCHEMA_FILE, typeToken } from "./identity";
-import { NATIVE_SCHEMA, browserSessionSchema } from "./nativeSchema";
+import { NATIVE_SCHEMA, browserSessionSchema, type PackageSchema } from "./nativeSchema";
+
+export type { PackageSchema, PropertySpec, ResourceSpec } from "./nativeSchema";
 
 /**
  * The package schema, from its sources to what the plugin serves (GetSchema) and the registry lists:
@@ -64,40 +66,6 @@ export function markSecretOutputs(schema: PackageSchema): PackageSchema {
 export function schemaFileText(schema: PackageSchema): string {
   const { version: _version, description: _description, ...rest } = schema;
   return `${JSON.stringify(rest, null, 2)}\n`;
-}
-
-/**
- * The parts of a Pulumi package schema this package reads or writes: the native resource's schema
- * (nativeSchema.ts) and the components' derived one (deriveSchema, below) both build on them.
- */
-export interface PropertySpec {
-  type?: string;
-  $ref?: string;
-  items?: PropertySpec;
-  additionalProperties?: PropertySpec;
-  description?: string;
-  plain?: boolean;
-  secret?: boolean;
-}
-
-export interface ResourceSpec {
-  isComponent?: boolean;
-  description?: string;
-  inputProperties: Record<string, PropertySpec>;
-  requiredInputs: string[];
-  properties: Record<string, PropertySpec>;
-  required: string[];
-  /** What the engine's List of the type takes; a type without it is not listed. */
-  listInputs?: { properties: Record<string, PropertySpec> };
-}
-
-export interface PackageSchema {
-  name: string;
-  version?: string;
-  description?: string;
-  resources: Record<string, ResourceSpec>;
-  types: Record<string, { type: string; enum?: Array<{ name: string; value: string | number; description?: string }> }>;
-  [key: string]: unknown;
 }
 
 /**

@@ -4,18 +4,63 @@ import { asInitFailure, create, del, read, readById } from "../core/controller";
 import { ConfigError } from "../core/errors";
 import { parseSessionsArgs, sessionsResult } from "../core/dataSources";
 import { reveal, unwrapProperties, wrapSecrets, urnName, isBookkeeping, withoutBookkeeping } from "../engine-conventions/wire";
-import { browserSessionSchema } from "./nativeSchema";
-import type { ResourceSpec } from "./packageSchema";
-import { BROWSER_SESSION } from "./identity";
+
+/** A property map as the engine sends it: secrets in the engine's envelope (engine-conventions/wire.ts). */
+type PropertyMap = Record<string, unknown>;
+
+/**
+ * The engine's calls of BrowserSession, one typed request each, as the front door (handlers.ts) reads them
+ * off the wire: the adapter below never sees a protocol message.
+ */
+export interface CheckCall {
+  news: PropertyMap;
+}
+export interface DiffCall {
+  id: string;
+  olds: PropertyMap;
+  news: PropertyMap;
+  /** The inputs the state records, which stand in for what an import could not record. */
+  oldInputs?: PropertyMap;
+}
+export interface CreateCall {
+  urn: string;
+  news: PropertyMap;
+  /** The resource's customTimeouts.create, in seconds, where set. */
+  engineTimeoutSeconds?: number;
+}
+export interface ReadCall {
+  id: string;
+  /** The recorded outputs: none for an import or a `get`. */
+  props: PropertyMap;
+  inputs: PropertyMap;
+  urn?: string;
+}
+export interface UpdateCall {
+  olds: PropertyMap;
+  news: PropertyMap;
+}
+export interface DeleteCall {
+  id: string;
+  props: PropertyMap;
+  urn?: string;
+  /** The resource's customTimeouts.delete, in seconds, where set. */
+  engineTimeoutSeconds?: number;
+}
+export interface ListCall {
+  query: PropertyMap;
+  /** At most this many sessions; 0: all. */
+  limit: number;
+}
 
 /**
  * BrowserSession served by the plugin: the engine's calls, mapped onto the same core as the dynamic
  * resource (check, diff, create, read, update, delete of core/). What is particular to this front door:
  * secrets arrive and leave in the engine's envelope; the resource's URN is its identity (the seed of its
  * idempotency keys, and the row its progress goes to); the engine's create time-out bounds the wait; and a
- * read by id alone is an import.
+ * read by id alone is an import. The plugin's one custom resource: the handlers route its type here, and any
+ * other to the components' provider.
  */
-export class NativeBrowserSessions {
+export class BrowserSessionAdapter {
   /** The API key came as plain stack config, outside CheckConfig (keyInPlainConfig in providerConfig.ts): told at Configure (handlers.ts). */
   private keyInPlainConfig = false;
 
@@ -26,7 +71,7 @@ export class NativeBrowserSessions {
     this.keyInPlainConfig = settings.keyInPlainConfig;
   }
 
-  async check(news: Record<string, unknown>): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
+  async check({ news }: CheckCall): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
     const { failures } = await check(this.ctx, {}, reveal(news) as Record<string, unknown>);
     for (const name of Object.keys(news)) {
       // An own property: `constructor` or `toString` are not inputs, whatever the prototype holds.
@@ -37,8 +82,7 @@ export class NativeBrowserSessions {
     return { inputs: withoutNulls(withoutBookkeeping(news)), failures };
   }
 
-  /** `oldInputs`: the inputs the state records, which stand in for what an import could not record. */
-  diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>, oldInputs: Record<string, unknown> = {}) {
+  diff({ id, olds, news, oldInputs = {} }: DiffCall) {
     const sides = withDeclaredAdopted(reveal(olds) as Record<string, unknown>, reveal(oldInputs) as Record<string, unknown>, reveal(news) as Record<string, unknown>);
     const o = sides.olds;
     const n = sides.news;
@@ -54,7 +98,7 @@ export class NativeBrowserSessions {
     return { changes, replaces, deleteBeforeReplace, diffs: [...replaces, ...updates], detailedDiff };
   }
 
-  async create(urn: string, news: Record<string, unknown>, engineTimeoutSeconds: number | undefined) {
+  async create({ urn, news, engineTimeoutSeconds }: CreateCall) {
     const { plain, secretNames } = unwrapProperties(news);
     const inputs = plain as unknown as SessionInputs & Record<string, unknown>;
     try {
@@ -73,7 +117,7 @@ export class NativeBrowserSessions {
    * with a warning: the engine's Read of an import carries no inputs, so what the program declares reaches
    * the plugin only at the diff that follows (core/declaration.ts, markUnconfirmed).
    */
-  async read(id: string, props: Record<string, unknown>, inputs: Record<string, unknown>, urn?: string) {
+  async read({ id, props, inputs, urn }: ReadCall) {
     if (Object.keys(props).length > 0) this.ctx.recordedSessionShown(id);
     if (Object.keys(props).length === 0) {
       const doing = `reading session ${id.length <= 64 ? id : "(id not repeated)"} by its id (pulumi import, or a get)`;
@@ -98,14 +142,14 @@ export class NativeBrowserSessions {
     return { id: result.id, props: this.outputs(result.props, secretNames), inputs: recorded };
   }
 
-  update(olds: Record<string, unknown>, news: Record<string, unknown>) {
+  update({ olds, news }: UpdateCall) {
     const o = unwrapProperties(olds);
     const n = unwrapProperties(news);
     const { outs } = update(o.plain, n.plain);
     return { outs: this.outputs(outs, new Set([...o.secretNames, ...n.secretNames])) };
   }
 
-  async delete(id: string, props: Record<string, unknown>, urn?: string, engineTimeoutSeconds?: number): Promise<void> {
+  async delete({ id, props, urn, engineTimeoutSeconds }: DeleteCall): Promise<void> {
     return del(this.ctx, { id, props: reveal(props) as Record<string, unknown>, urn, name: urn && urnName(urn), engineTimeoutSeconds });
   }
 
@@ -114,7 +158,7 @@ export class NativeBrowserSessions {
    * (0: all). The service masks their ids, so, unlike the call's contract, an id listed here cannot be read
    * or imported: it tells sessions apart and matches recorded vmIds, no more.
    */
-  async list(query: Record<string, unknown>, limit: number): Promise<Array<{ id: string; name: string }>> {
+  async list({ query, limit }: ListCall): Promise<Array<{ id: string; name: string }>> {
     const { sessions } = await sessionsResult(this.ctx.api(), parseSessionsArgs(query, "List"));
     return (limit > 0 ? sessions.slice(0, limit) : sessions).map((s) => ({
       id: s.maskedId,
@@ -129,40 +173,3 @@ export class NativeBrowserSessions {
 }
 
 const absent = (v: unknown) => v === undefined || v === null;
-
-/**
- * The custom resources the plugin serves natively, by type token: each one's schema and the adapter that
- * maps the engine's calls of that type onto the core. The served schema (servedSchema.ts) takes its
- * resources from here, and the handlers (handlers.ts) route Check, Diff, Create, Read, Update, Delete and
- * List by it; a type not here is the components' (ReviewSessions), which the SDK's server answers. The type
- * tokens themselves are in identity.ts, which the component and the front door read without loading this.
- */
-export interface NativeResource {
-  /** Its entry in the package schema's `resources`. */
-  schema: ResourceSpec;
-  /** The adapter of its calls, one per provider context. */
-  adapter(ctx: ProviderContext): NativeBrowserSessions;
-}
-
-export const NATIVE_RESOURCES: Readonly<Record<string, NativeResource>> = {
-  [BROWSER_SESSION]: {
-    schema: browserSessionSchema,
-    adapter: (ctx) => new NativeBrowserSessions(ctx),
-  },
-};
-
-/** The native resource of `token`, looked up as an own property (`constructor` is no type of the plugin). */
-export function nativeResource(token: string): NativeResource | undefined {
-  return Object.prototype.hasOwnProperty.call(NATIVE_RESOURCES, token) ? NATIVE_RESOURCES[token] : undefined;
-}
-
-/** The native resource the engine's List lists by `token`: one whose schema says what a List takes. */
-export function listedResource(token: string): NativeResource | undefined {
-  const r = nativeResource(token);
-  return r?.schema.listInputs ? r : undefined;
-}
-
-/** The `resources` section of the native schema. */
-export function nativeResourceSchemas(): Record<string, ResourceSpec> {
-  return Object.fromEntries(Object.entries(NATIVE_RESOURCES).map(([token, r]) => [token, r.schema]));
-}

@@ -3,7 +3,7 @@ import type { ProviderContext } from "../core/context";
 import { engineAnnounced } from "../engine-conventions/liveness";
 import { pulumiModules, type PulumiModules } from "../engine-conventions/sdkInternals";
 import { builtSchemaText, pluginIdentity } from "./identity";
-import { grpcError, type Call, type Callback, type Handler } from "./rpc";
+import { callsAnsweredBy, grpcError, type Call, type Callback, type FrontCall, type Handler } from "./rpc";
 
 /**
  * The plugin's gRPC front door. `main` of `@pulumi/pulumi/provider` serves components well (construct,
@@ -37,15 +37,6 @@ export const GRPC_SERVER_OPTIONS = {
   "grpc.max_receive_message_length": 400 * 1024 * 1024,
   "grpc.server_max_unrequested_time_in_server": 30 * 60,
 };
-
-/** The calls of a resource: handlers.ts answers BrowserSession's, and hands any other type's to the SDK's server. */
-const SESSION_CALLS = ["check", "diff", "create", "read", "update", "delete"];
-
-/** The calls answered by handlers.ts. */
-const NATIVE = ["checkConfig", "diffConfig", "configure", ...SESSION_CALLS, "cancel", "list", "invoke"];
-
-/** The calls the SDK's server answers, and nothing of the plugin's: the components'. */
-const SDK_ONLY = ["attach", "parameterize", "construct", "call"];
 
 export interface ServeOptions {
   ctx?: ProviderContext;
@@ -91,7 +82,7 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
       uncaught.stop();
       // Its handlers are methods of its class: taken by name, each bound to the instance.
       const bound: Record<string, Handler> = {};
-      for (const name of [...SDK_ONLY, ...SESSION_CALLS]) {
+      for (const name of callsAnsweredBy("sdk", "resource")) {
         const fn = implementation[name];
         if (typeof fn === "function") bound[name] = fn.bind(implementation) as Handler;
       }
@@ -113,7 +104,7 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
   };
 
   let schema: string | undefined;
-  const service: Record<string, Handler> = {
+  const front: Record<FrontCall, Handler> = {
     // The engine's first call. It says where the engine is -- the only place it does for an engine that
     // attached to this plugin (PULUMI_DEBUG_PROVIDERS) -- and, with supports_refresh_before_update, that it
     // reads a resource marked so (handlers.ts) before every update of it. The answer must match Configure's.
@@ -155,8 +146,10 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
       callback(null, resp);
     },
   };
-  for (const name of NATIVE) service[name] = loadedBy(m, nativeService, name);
-  for (const name of SDK_ONLY) service[name] = loadedBy(m, sdkService, name);
+  // Routed by the one table of calls (rpc.ts).
+  const service: Record<string, Handler> = { ...front };
+  for (const name of callsAnsweredBy("native", "resource")) service[name] = loadedBy(m, nativeService, name);
+  for (const name of callsAnsweredBy("sdk")) service[name] = loadedBy(m, sdkService, name);
   if (options.sdkAtStart) sdkService();
   return service;
 }

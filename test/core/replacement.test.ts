@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NativeBrowserSessions } from "../../plugin/resource";
+import { BrowserSessionAdapter } from "../../plugin/resource";
 import { thrown, useEmulator } from "../helpers/emulator";
 
 /**
@@ -80,10 +80,10 @@ describe("customTimeouts.delete", () => {
   it("bounds destroy: a remove that outlasts it fails naming the session and what to do, and the session stays in the stack", async () => {
     const provider = t.provider();
     const { id, outs } = await provider.create({ ...INPUTS });
-    const native = new NativeBrowserSessions(provider.ctx);
+    const native = new BrowserSessionAdapter(provider.ctx);
     t.emu.control.fault({ operation: "remove", kind: "delay_before", delayMs: 5_000, count: 5 });
     const started = Date.now();
-    const err = await thrown(() => native.delete(id, outs as unknown as Record<string, unknown>, undefined, 1));
+    const err = await thrown(() => native.delete({ id, props: outs as unknown as Record<string, unknown>, engineTimeoutSeconds: 1 }));
     expect(Date.now() - started).toBeLessThan(4_000);
     expect(err.message).toContain(`ending session ${id} did not finish within the resource's customTimeouts.delete (1 s), so it stays in the stack`);
     expect(err.message).toContain("run `pulumi destroy` again");

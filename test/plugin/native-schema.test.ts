@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ENUMS, NATIVE_SCHEMA } from "../../plugin/nativeSchema";
-import { NATIVE_RESOURCES } from "../../plugin/resource";
+import { browserSessionSchema } from "../../plugin/nativeSchema";
 import { FUNCTIONS } from "../../plugin/functions";
 import { CONFIG_FIELDS, ConfigError, loadConfig } from "../../core/config";
 import { usageResult } from "../../core/dataSources";
@@ -12,7 +12,7 @@ import { useEmulator } from "../helpers/emulator";
  * SDKs and YAML see is what check, diff and the state do. And what the functions return is what the schema
  * declares, checked on real answers.
  */
-const session = NATIVE_RESOURCES["remote-browser:index:BrowserSession"]!.schema as {
+const session = browserSessionSchema as {
   inputProperties: Record<string, { type?: string; $ref?: string; secret?: boolean }>;
   properties: Record<string, { type?: string; $ref?: string; secret?: boolean }>;
   requiredInputs: string[];
