@@ -3,7 +3,7 @@ import { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX } from "../client/errors";
 import { API_INPUTS, presentOf } from "./declaration";
 import { RemoteBrowserError, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type QuotaAnswer, type RemoteBrowserClient, hasEndedOrFailed, type SessionEntry, type SessionStatus } from "../client";
 import { CancelledError, EngineGoneError } from "./errors";
-import { clockOf, stopOf, type PollSchedule, type Reporter, type Waiting } from "./context";
+import { clockOf, stopOf, type Clock, type PollSchedule, type Reporter, type Waiting } from "./context";
 
 /**
  * Idempotency keys. A key must be the same for every attempt to create one generation of a resource --
@@ -169,9 +169,10 @@ export interface WaitOptions {
 
 /** Polls the session's status until it is running, has failed or ended, or the deadline passes. */
 export async function waitForRunning(opts: WaitOptions): Promise<WaitOutcome> {
-  const { now } = clockOf(opts.waiting);
+  const clock = clockOf(opts.waiting);
+  const { now } = clock;
   const start = now();
-  const outcome = await poll(opts, now, start);
+  const outcome = await poll(opts, clock, start);
   // The display keeps a row's last status line after its step: make it the outcome, not "starting".
   if (opts.onProgress && "entry" in outcome) {
     try {
@@ -183,9 +184,8 @@ export async function waitForRunning(opts: WaitOptions): Promise<WaitOutcome> {
   return outcome;
 }
 
-async function poll(opts: WaitOptions, now: () => number, start: number): Promise<WaitOutcome> {
+async function poll(opts: WaitOptions, { now, sleep }: Clock, start: number): Promise<WaitOutcome> {
   const schedule = opts.looks?.schedule ?? DEFAULT_POLL_SCHEDULE;
-  const { sleep } = clockOf(opts.waiting);
   let polls = 0;
   let last: SessionStatus | undefined;
   let first = true;
