@@ -300,15 +300,15 @@ export function sessionName(name: string | undefined): string {
 }
 
 /**
- * A callback that lets a report through at most once per `intervalMs` of `now`, the first one
- * `intervalMs` after `start` (a wait shorter than that has nothing to tell).
+ * A callback that lets a report through at most once per PROGRESS_INTERVAL_MS of `now`, the first one
+ * that long after `start` (a wait shorter than that has nothing to tell).
  */
-export function throttled<T>(report: ((p: T) => void | Promise<void>) | undefined, now: () => number, start: number, intervalMs = PROGRESS_INTERVAL_MS) {
+export function throttled<T>(report: ((p: T) => void | Promise<void>) | undefined, now: () => number, start: number) {
   let last = start;
   return (p: T) => {
     if (!report) return;
     const t = now();
-    if (t - last < intervalMs) return;
+    if (t - last < PROGRESS_INTERVAL_MS) return;
     last = t;
     try {
       // Not waited for: the wait goes on while the line travels.
