@@ -124,7 +124,7 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
   const userKey = inputs.idempotencyKey;
   // Known before any session starts: a key whose account cannot be read starts nothing.
   const owner = await ctx.owner();
-  const baseKey = userKey ?? generationKey(req.seed, undefined, inputs, ctx.cfg().idempotencySecret);
+  const baseKey = userKey ?? generationKey({ seed: req.seed, inputs, stackSecret: ctx.cfg().idempotencySecret });
   const capacityWaitSeconds = inputs.waitForCapacitySeconds ?? ctx.cfg().waitForCapacitySeconds;
   // Progress and warnings go to this resource's own row in the engine's display.
   const report = ctx.reporter(req.urn);

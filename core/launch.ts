@@ -12,12 +12,7 @@ import { clockOf, stopOf, type Clock, type PollSchedule, type Reporter, type Wai
  * replaces, and the API inputs of the new generation. Nothing random survives a killed process, but
  * these three do (the program still declares the same resource with the same inputs).
  */
-export function generationKey(
-  seed: string | undefined,
-  previousKey: string | undefined,
-  inputs: Record<string, unknown>,
-  stackSecret?: string,
-): string {
+export function generationKey({ seed, previousKey, inputs, stackSecret }: GenerationKeyMaterial): string {
   const material = [seed ?? randomUUID(), previousKey ?? "", canonicalApiInputs(inputs)].join("\n");
   // Keyed by the stack's secret when there is one: then nobody without it can compute the key -- not even
   // a program that holds the same API key and knows the project, stack, name and inputs, which could
@@ -25,6 +20,17 @@ export function generationKey(
   // run after a killed `pulumi up` derives the same key and still adopts its session.
   const digest = stackSecret ? createHmac("sha256", stackSecret).update(material).digest("hex") : sha256(material);
   return derivedKey(digest);
+}
+
+/** What a generation's key is derived from. */
+export interface GenerationKeyMaterial {
+  /** The resource's identity in its stack; without one, drawn at random (an interrupted run cannot adopt). */
+  seed?: string;
+  /** The key of the generation this one replaces, when there is one. */
+  previousKey?: string;
+  inputs: Record<string, unknown>;
+  /** remote-browser:idempotencySecret: keys the digest when set. */
+  stackSecret?: string;
 }
 
 /**

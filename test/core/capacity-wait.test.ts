@@ -262,12 +262,12 @@ describe("idempotency keys", () => {
   // Fixed values: a key must come out the same in the next release too, or a `pulumi up` interrupted
   // before an upgrade would start a second session after it.
   it("derives a generation's key from the seed, the key it replaces and the API inputs", () => {
-    expect(generationKey("stack/app", undefined, { browser: "chrome", url: "https://a/" })).toBe(
+    expect(generationKey({ seed: "stack/app", inputs: { browser: "chrome", url: "https://a/" } })).toBe(
       `prb-${sha('stack/app\n\n{"browser":"chrome","url":"https://a/"}').slice(0, 48)}`,
     );
-    expect(generationKey("stack/app", "prb-old", { browser: "chrome" })).toBe(`prb-${sha('stack/app\nprb-old\n{"browser":"chrome"}').slice(0, 48)}`);
-    expect(generationKey("stack/app", undefined, { browser: "chrome", url: null, country: undefined })).toBe(
-      generationKey("stack/app", undefined, { browser: "chrome" }),
+    expect(generationKey({ seed: "stack/app", previousKey: "prb-old", inputs: { browser: "chrome" } })).toBe(`prb-${sha('stack/app\nprb-old\n{"browser":"chrome"}').slice(0, 48)}`);
+    expect(generationKey({ seed: "stack/app", inputs: { browser: "chrome", url: null, country: undefined } })).toBe(
+      generationKey({ seed: "stack/app", inputs: { browser: "chrome" } }),
     );
   });
 
