@@ -1,7 +1,7 @@
 import { type ApiVersion, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type V7CreateRequest, hasEndedOrFailed, type SessionEntry, isMasked } from "../client";
 import type { ProviderContext, Reporter } from "./context";
 import { type SessionInputs, API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS, type SessionOutputs, errorText, fromEntry, mirrorInputs, unconfirmedWarning, inputsFrom, presentOf, SECRET_OUTPUTS, withoutNulls } from "./declaration";
-import { createWhenCapacity, sessionName, sessionProgress, generationKey, successorKey, WaitOutcome, describe, waitForRunning } from "./launch";
+import { capacityPause, capacityStep, capacityWait, type CapacityWait, endingMakesRoom, type QueueProgress, sessionName, sessionProgress, generationKey, successorKey, throttled, WaitOutcome, describe, waitForRunning } from "./launch";
 import { CancelledError, EndedWhileStartingError, EngineGoneError, IdempotencyKeysExhaustedError, LocationNotAppliedError, NotRunningInTimeError, PreparationFailedError, ProviderError, ProviderErrorContext, SessionKeptError, StaleIdempotencyKeyError, StatusUnreadableError, ImportError, ValidationError } from "./errors";
 import { assertSameOwner, unprovenOwner, type OwnerIdentity, recordsOwner } from "./state";
 
@@ -107,7 +107,12 @@ const REPLAY_SKEW_MS = 1_000;
  */
 const MAX_KEY_STEPS = 1_000;
 
-/** Version 8: one create under an idempotency key (waiting for capacity if asked), then wait until running. */
+/**
+ * Version 8: one loop of attempts, each one create under an idempotency key. An `upgrade` refusal pauses
+ * and tries the key again (the capacity wait), makes room by ending the session being replaced, or fails
+ * (afterRefusal); an answer moves on to the next key or is waited for until it runs (waitForRunning, the
+ * one loop of its own) and settled.
+ */
 export async function createV8(ctx: ProviderContext, req: CreateSessionRequest): Promise<Created> {
   const { inputs } = req;
   const client = ctx.api();
@@ -119,40 +124,53 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
   const userKey = inputs.idempotencyKey;
   // Known before any session starts: a key whose account cannot be read starts nothing.
   const owner = await ctx.owner();
-  const baseKey = userKey ?? generationKey(req.seed, undefined, inputs, ctx.cfg().idempotencySecret);
+  const baseKey = userKey ?? generationKey({ seed: req.seed, inputs, stackSecret: ctx.cfg().idempotencySecret });
   const capacityWaitSeconds = inputs.waitForCapacitySeconds ?? ctx.cfg().waitForCapacitySeconds;
-  // The engine's bound covers the whole create: a queue for capacity may not outlast it.
-  const capacityWaitMs = limit.by === "customTimeouts.create" ? Math.min(capacityWaitSeconds * 1000, timeoutMs) : capacityWaitSeconds * 1000;
   // Progress and warnings go to this resource's own row in the engine's display.
   const report = ctx.reporter(req.urn);
   const progress = sessionProgress(report);
+  const capacity: Capacity = {
+    // The engine's bound covers the whole create: a queue for capacity may not outlast it.
+    waitMs: limit.by === "customTimeouts.create" ? Math.min(capacityWaitSeconds * 1000, timeoutMs) : capacityWaitSeconds * 1000,
+    seconds: capacityWaitSeconds,
+    report,
+    name: req.name,
+    begin: () => {
+      const startedAt = clock.now();
+      return {
+        wait: capacityWait(startedAt),
+        // Refusals for the rate limit are retried within the resource's own deadline when it is under 60 s.
+        retryWithinMs: Math.max(0, deadline - startedAt),
+        // Queued from the first create on: its refusal comes a round trip later.
+        queued: throttled(progress.queued, () => clock.now(), startedAt),
+      };
+    },
+  };
 
   // The session this create replaces, once a key has answered with it.
   let replaced: string | undefined;
-  for (let step = 0; step < MAX_KEY_STEPS; step++) {
-    if (ctx.cancelled()) throw new CancelledError("the update was cancelled before the session was started; no session was started");
-    const key = successorKey(baseKey, step);
-    // The service's clock at its answer, so that telling an earlier session from a new one does not
-    // depend on how well our clock agrees with the service's.
-    let answeredAt = clock.now();
-    const start = () => createWhenCapacity({
-      client,
-      create: {
-        request: { ...request, idempotencyKey: key },
-        onServerTime: (ms) => (answeredAt = ms),
-        // Refusals for the rate limit are retried within the resource's own deadline when it is under 60 s.
-        retryWithinMs: Math.max(0, deadline - clock.now()),
-      },
-      waitMs: capacityWaitMs,
-      waiting: ctx,
-      onWaiting: (q) =>
-        void report.warning(
-          `${sessionName(req.name)}: the account's running limit is reached (${q.running_sessions_used} of ${q.running_session_limit}); ` +
-            `waiting up to ${capacityWaitSeconds} s for a free slot`,
-        ),
-      onProgress: progress.queued,
-    });
-    const answer = replaced ? await startBeside(ctx, replaced, start, report, req.name) : await start();
+  // The key being tried; none: the next step's is due.
+  let turn: KeyTurn | undefined;
+  let step = 0;
+  while (step < MAX_KEY_STEPS) {
+    if (!turn) {
+      if (ctx.cancelled()) throw new CancelledError("the update was cancelled before the session was started; no session was started");
+      // The service's clock at its answer, so that telling an earlier session from a new one does not
+      // depend on how well our clock agrees with the service's.
+      turn = { key: successorKey(baseKey, step), answeredAt: clock.now(), beside: replaced, queue: capacity.begin() };
+    }
+    const attempt = turn;
+    let answer: CreateAnswer;
+    try {
+      answer = await client.createSession(
+        { ...request, idempotencyKey: attempt.key },
+        { onServerTime: (ms) => (attempt.answeredAt = ms), retryWithinMs: attempt.queue.retryWithinMs },
+      );
+    } catch (err) {
+      await afterRefusal(ctx, attempt, err, capacity);
+      continue;
+    }
+    const { key, answeredAt } = attempt;
     const vmId = answer.vmId;
     if (ctx.isRecordedSession(vmId)) {
       // The key is the one the session being replaced was started under (same resource, same inputs: a
@@ -165,6 +183,8 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
         );
       }
       replaced = vmId;
+      turn = undefined;
+      step++;
       continue;
     }
     const outs: SessionOutputs = {
@@ -210,6 +230,8 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
           { vmId },
         );
       }
+      turn = undefined;
+      step++;
       continue;
     }
     const verdict = settlement(outcome, {
@@ -237,32 +259,77 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
   throw new IdempotencyKeysExhaustedError(`no fresh idempotency key found after ${MAX_KEY_STEPS} ended sessions of this resource`);
 }
 
+/** One step of the key chain as createV8 tries it: the key, and where its creates stand. */
+interface KeyTurn {
+  key: string;
+  /** The service's clock at its last answer under this key; ours until it answers. */
+  answeredAt: number;
+  /** The session being replaced, while ending it may still make room (once per key). */
+  beside?: string;
+  queue: Queue;
+}
+
+/** One capacity wait: where it stands, its creates' retry budget (fixed when it begins), its status line (throttled). */
+interface Queue {
+  wait: CapacityWait;
+  retryWithinMs: number;
+  queued: (p: QueueProgress) => void;
+}
+
+/** The capacity wait as one create has it: how long, where it is told, and how a new one begins. */
+interface Capacity {
+  /** 0: no wait, the first `upgrade` is final. */
+  waitMs: number;
+  /** The wait as the user set it, in the warning. */
+  seconds: number;
+  report: Reporter;
+  name: string | undefined;
+  /** A wait beginning now: a key's first, or the one after making room. */
+  begin: () => Queue;
+}
+
 /**
- * Starts the replacement of session `replaced` while the engine still holds it (a replacement the engine
+ * What a failed create of `turn` leads to: any failure but `upgrade` is thrown as it is. An `upgrade`
+ * refusal is the capacity wait's (capacityStep): create again at once, or after a pause. When the wait
+ * gives up and the key may still make room beside the session being replaced (a replacement the engine
  * makes create-before-delete: --replace, a tainted resource, a replacementTrigger, or the program's
- * deleteBeforeReplace: false). When the account's running limit leaves no room beside it, the replacement
- * could never start, and the engine would end the old session only after it had: the old session is ended
- * first, as delete-before-replace would, and said so. The engine's delete of it afterwards finds it ended.
+ * deleteBeforeReplace: false), the running limit leaves no room beside it, the replacement could never
+ * start, and the engine would end the old session only after it had: the old session is ended first, as
+ * delete-before-replace would, and said so, and the key starts a fresh capacity wait. The engine's delete
+ * of the old session afterwards finds it ended. Otherwise the refusal is final and thrown.
  */
-async function startBeside(
-  ctx: ProviderContext,
-  replaced: string,
-  start: () => Promise<CreateAnswer>,
-  report: Reporter,
-  name: string | undefined,
-): Promise<CreateAnswer> {
-  try {
-    return await start();
-  } catch (err) {
-    if (!isRemoteBrowserError(err) || err.code !== "upgrade") throw err;
-    const quota = await ctx.api().quota();
-    if (quota.running_sessions_remaining > 0 || (quota.cycle_session_limit !== null && quota.cycle_sessions_remaining === 0)) throw err;
-    await ctx.api().removeSession(replaced);
-    await report.warning(
-      `${sessionName(name)}: the account's running limit (${quota.running_session_limit}) leaves no room for the replacement beside session ${replaced}, ` +
-        "so that session was ended first, as deleteBeforeReplace does; its link is down until the replacement runs",
-    );
-    return start();
+async function afterRefusal(ctx: ProviderContext, turn: KeyTurn, err: unknown, capacity: Capacity): Promise<void> {
+  if (!isRemoteBrowserError(err) || err.code !== "upgrade") throw err;
+  const { queue } = turn;
+  const quota = capacity.waitMs > 0 ? await ctx.api().quota() : undefined;
+  const next = capacityStep({ refusal: err, quota, wait: queue.wait, waitMs: capacity.waitMs, clock: ctx.clock });
+  switch (next.kind) {
+    case "again":
+      queue.wait = next.wait;
+      return;
+    case "pause": {
+      if (next.first) {
+        void capacity.report.warning(
+          `${sessionName(capacity.name)}: the account's running limit is reached (${next.quota.running_sessions_used} of ${next.quota.running_session_limit}); ` +
+            `waiting up to ${capacity.seconds} s for a free slot`,
+        );
+      }
+      queue.wait = next.wait;
+      return capacityPause(next, { waiting: ctx, queued: queue.queued });
+    }
+    case "final": {
+      if (!turn.beside) throw next.error;
+      const meter = await ctx.api().quota();
+      if (!endingMakesRoom(meter)) throw next.error;
+      await ctx.api().removeSession(turn.beside);
+      await capacity.report.warning(
+        `${sessionName(capacity.name)}: the account's running limit (${meter.running_session_limit}) leaves no room for the replacement beside session ${turn.beside}, ` +
+          "so that session was ended first, as deleteBeforeReplace does; its link is down until the replacement runs",
+      );
+      turn.beside = undefined;
+      turn.queue = capacity.begin();
+      return;
+    }
   }
 }
 

@@ -1,9 +1,9 @@
 import { createHash, createHmac, randomUUID } from "node:crypto";
 import { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX } from "../client/errors";
 import { API_INPUTS, presentOf } from "./declaration";
-import { RemoteBrowserError, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type QuotaAnswer, type RemoteBrowserClient, hasEndedOrFailed, type SessionEntry, type SessionStatus } from "../client";
+import { RemoteBrowserError, type QuotaAnswer, type RemoteBrowserClient, hasEndedOrFailed, type SessionEntry, type SessionStatus } from "../client";
 import { CancelledError, EngineGoneError } from "./errors";
-import { clockOf, stopOf, type PollSchedule, type Reporter, type Waiting } from "./context";
+import { clockOf, stopOf, type Clock, type PollSchedule, type Reporter, type Waiting } from "./context";
 
 /**
  * Idempotency keys. A key must be the same for every attempt to create one generation of a resource --
@@ -12,12 +12,7 @@ import { clockOf, stopOf, type PollSchedule, type Reporter, type Waiting } from 
  * replaces, and the API inputs of the new generation. Nothing random survives a killed process, but
  * these three do (the program still declares the same resource with the same inputs).
  */
-export function generationKey(
-  seed: string | undefined,
-  previousKey: string | undefined,
-  inputs: Record<string, unknown>,
-  stackSecret?: string,
-): string {
+export function generationKey({ seed, previousKey, inputs, stackSecret }: GenerationKeyMaterial): string {
   const material = [seed ?? randomUUID(), previousKey ?? "", canonicalApiInputs(inputs)].join("\n");
   // Keyed by the stack's secret when there is one: then nobody without it can compute the key -- not even
   // a program that holds the same API key and knows the project, stack, name and inputs, which could
@@ -25,6 +20,17 @@ export function generationKey(
   // run after a killed `pulumi up` derives the same key and still adopts its session.
   const digest = stackSecret ? createHmac("sha256", stackSecret).update(material).digest("hex") : sha256(material);
   return derivedKey(digest);
+}
+
+/** What a generation's key is derived from. */
+export interface GenerationKeyMaterial {
+  /** The resource's identity in its stack; without one, drawn at random (an interrupted run cannot adopt). */
+  seed?: string;
+  /** The key of the generation this one replaces, when there is one. */
+  previousKey?: string;
+  inputs: Record<string, unknown>;
+  /** remote-browser:idempotencySecret: keys the digest when set. */
+  stackSecret?: string;
 }
 
 /**
@@ -54,70 +60,99 @@ function sha256(s: string): string {
  * With a capacity wait, the create is tried again -- under the same idempotency key, so it can never
  * start two sessions -- until a slot is free or the wait's deadline passes. Only the running limit is
  * waited for: the other refusals (cycle limit, location access, residential data) would not change.
+ *
+ * The create (controller.ts, createV8) sends each create itself, one per turn of its loop; here is what an
+ * `upgrade` refusal means for the wait (capacityStep, pure), whether ending the session being replaced
+ * makes room (endingMakesRoom, pure), and the pause between two creates (capacityPause).
+ *
+ * A CapacityWait is where one wait stands between two creates under its key.
  */
-export interface CapacityWaitOptions {
-  client: Pick<RemoteBrowserClient, "createSession" | "quota">;
-  /** The create to send, with the client's options for it (the retry budget for rate-limit refusals, shorter
-   * than the client's 60 s when the resource's deadline is; the service's clock, told when it answers). */
-  create: { request: CreateRequest } & NonNullable<Parameters<RemoteBrowserClient["createSession"]>[1]>;
+export interface CapacityWait {
+  /** When the wait's first create was sent: its deadline and its progress lines count from here. */
+  readonly startedAt: number;
+  /** Pauses taken so far: the next one is longer. */
+  readonly pauses: number;
+  /** `upgrade` refusals in a row while the account's meter showed a free slot. */
+  readonly refusedWithRoom: number;
+}
+
+/** A capacity wait whose first create is sent at `startedAt`. */
+export function capacityWait(startedAt: number): CapacityWait {
+  return { startedAt, pauses: 0, refusedWithRoom: 0 };
+}
+
+/** What an `upgrade` refusal means for the capacity wait. */
+export type CapacityStep =
+  /** The meter shows a free slot, which may have been freed since the refusal: create again at once. */
+  | { kind: "again"; wait: CapacityWait }
+  /** The account is full: pause `ms`, then create again under the same key. `first`: the wait's first pause. */
+  | { kind: "pause"; ms: number; first: boolean; quota: QuotaAnswer; wait: CapacityWait }
+  /** The refusal stands: no wait, the cycle used up, refused twice with room, or no time left for a pause. */
+  | { kind: "final"; error: RemoteBrowserError };
+
+export interface CapacityRefusal {
+  refusal: RemoteBrowserError;
+  /** The account's meter, read after the refusal -- only when there is a wait (`waitMs` > 0). */
+  quota: QuotaAnswer | undefined;
+  wait: CapacityWait;
   /** 0: no wait, the first `upgrade` is final. */
   waitMs: number;
-  /** The clock, and when to stop waiting. */
-  waiting: Waiting;
-  /** Called once, when the first wait starts. */
-  onWaiting?: (quota: QuotaAnswer) => void;
-  /** Told about once a second while waiting: slots in use, the limit, and how long the wait has lasted. */
-  onProgress?: (p: QueueProgress) => void | Promise<void>;
+  /** The time at the refusal, and the pause's jitter. */
+  clock: Pick<Clock, "now" | "random">;
 }
 
 /** The longest pause between two looks at the account's meter. */
 const MAX_PAUSE_MS = 5_000;
 
-export async function createWhenCapacity(opts: CapacityWaitOptions): Promise<CreateAnswer> {
-  const clock = clockOf(opts.waiting);
-  const { request, ...sending } = opts.create;
-  const start = clock.now();
-  let pauses = 0;
-  let refusedWithRoom = 0;
-  // Queued from the first create on: its refusal comes a round trip later.
-  const report = throttled(opts.onProgress, clock.now, start);
-  for (;;) {
-    let refusal: RemoteBrowserError;
-    try {
-      return await opts.client.createSession(request, sending);
-    } catch (err) {
-      if (!isRemoteBrowserError(err) || err.code !== "upgrade" || opts.waitMs <= 0) throw err;
-      refusal = err;
-    }
-    const quota = await opts.client.quota();
-    if (quota.cycle_session_limit !== null && quota.cycle_sessions_remaining === 0) throw refusal;
-    if (quota.running_sessions_remaining > 0) {
-      // A slot may have been freed since the refusal; refused twice with room, it is another limit.
-      if (++refusedWithRoom >= 2) throw refusal;
-      continue;
-    }
-    refusedWithRoom = 0;
-    // Jittered, growing pauses: stacks waiting on one account do not retry in lockstep.
-    const pause = Math.round(Math.min(MAX_PAUSE_MS, 500 * 1.5 ** pauses) * (0.5 + clock.random() / 2));
-    const waited = clock.now() - start;
-    if (waited + pause > opts.waitMs) {
-      throw new RemoteBrowserError(
-        "upgrade",
-        `no running slot became free within the ${Math.round(opts.waitMs / 1000)} s capacity wait ` +
-          `(${quota.running_sessions_used} of ${quota.running_session_limit} running sessions in use; waitForCapacitySeconds)`,
-        { operation: "create session", serverMessage: refusal.serverMessage, cause: refusal },
-      );
-    }
-    if (pauses === 0) opts.onWaiting?.(quota);
-    pauses++;
-    const tell = () => report({ queuedMs: clock.now() - start, runningUsed: quota.running_sessions_used, runningLimit: quota.running_session_limit });
-    tell();
-    if (opts.onProgress) await sleepTelling(pause, clock.sleep, tell);
-    else await clock.sleep(pause);
-    const stop = stopOf(opts.waiting);
-    if (stop === "engine-gone") throw new EngineGoneError("the engine went away while waiting for a free running slot; no session was started");
-    if (stop === "cancelled") throw new CancelledError("the update was cancelled while waiting for a free running slot; no session was started");
+/** The capacity wait's rules, in order: table-tested (test/core/capacity-wait.test.ts). */
+export function capacityStep({ refusal, quota, wait, waitMs, clock }: CapacityRefusal): CapacityStep {
+  const final = { kind: "final", error: refusal } as const;
+  if (!quota || waitMs <= 0) return final;
+  if (quota.cycle_session_limit !== null && quota.cycle_sessions_remaining === 0) return final;
+  if (quota.running_sessions_remaining > 0) {
+    // A slot may have been freed since the refusal; refused twice with room, it is another limit.
+    const refusedWithRoom = wait.refusedWithRoom + 1;
+    return refusedWithRoom >= 2 ? final : { kind: "again", wait: { ...wait, refusedWithRoom } };
   }
+  // Jittered, growing pauses: stacks waiting on one account do not retry in lockstep.
+  const ms = Math.round(Math.min(MAX_PAUSE_MS, 500 * 1.5 ** wait.pauses) * (0.5 + clock.random() / 2));
+  const waited = clock.now() - wait.startedAt;
+  if (waited + ms > waitMs) {
+    const error = new RemoteBrowserError(
+      "upgrade",
+      `no running slot became free within the ${Math.round(waitMs / 1000)} s capacity wait ` +
+        `(${quota.running_sessions_used} of ${quota.running_session_limit} running sessions in use; waitForCapacitySeconds)`,
+      { operation: "create session", serverMessage: refusal.serverMessage, cause: refusal },
+    );
+    return { kind: "final", error };
+  }
+  return { kind: "pause", ms, first: wait.pauses === 0, quota, wait: { ...wait, pauses: wait.pauses + 1, refusedWithRoom: 0 } };
+}
+
+/**
+ * Whether ending the session being replaced makes room for its replacement, once the capacity wait has
+ * given up: the running limit alone stands in the way (no slot free, and the cycle not used up).
+ */
+export function endingMakesRoom(quota: QuotaAnswer): boolean {
+  return !(quota.running_sessions_remaining > 0 || (quota.cycle_session_limit !== null && quota.cycle_sessions_remaining === 0));
+}
+
+/**
+ * A pause of the capacity wait, telling the session's row about once a second (to `queued`, throttled);
+ * then the wait stops, nothing started, if the engine went away or the update was cancelled meanwhile.
+ */
+export async function capacityPause(
+  pause: Extract<CapacityStep, { kind: "pause" }>,
+  o: { waiting: Waiting; queued: (p: QueueProgress) => void },
+): Promise<void> {
+  const { now, sleep } = clockOf(o.waiting);
+  const { quota, wait } = pause;
+  const tell = () => o.queued({ queuedMs: now() - wait.startedAt, runningUsed: quota.running_sessions_used, runningLimit: quota.running_session_limit });
+  tell();
+  await sleepTelling(pause.ms, sleep, tell);
+  const stop = stopOf(o.waiting);
+  if (stop === "engine-gone") throw new EngineGoneError("the engine went away while waiting for a free running slot; no session was started");
+  if (stop === "cancelled") throw new CancelledError("the update was cancelled while waiting for a free running slot; no session was started");
 }
 
 /**
@@ -169,9 +204,10 @@ export interface WaitOptions {
 
 /** Polls the session's status until it is running, has failed or ended, or the deadline passes. */
 export async function waitForRunning(opts: WaitOptions): Promise<WaitOutcome> {
-  const { now } = clockOf(opts.waiting);
+  const clock = clockOf(opts.waiting);
+  const { now } = clock;
   const start = now();
-  const outcome = await poll(opts, now, start);
+  const outcome = await poll(opts, clock, start);
   // The display keeps a row's last status line after its step: make it the outcome, not "starting".
   if (opts.onProgress && "entry" in outcome) {
     try {
@@ -183,9 +219,8 @@ export async function waitForRunning(opts: WaitOptions): Promise<WaitOutcome> {
   return outcome;
 }
 
-async function poll(opts: WaitOptions, now: () => number, start: number): Promise<WaitOutcome> {
+async function poll(opts: WaitOptions, { now, sleep }: Clock, start: number): Promise<WaitOutcome> {
   const schedule = opts.looks?.schedule ?? DEFAULT_POLL_SCHEDULE;
-  const { sleep } = clockOf(opts.waiting);
   let polls = 0;
   let last: SessionStatus | undefined;
   let first = true;
@@ -271,15 +306,15 @@ export function sessionName(name: string | undefined): string {
 }
 
 /**
- * A callback that lets a report through at most once per `intervalMs` of `now`, the first one
- * `intervalMs` after `start` (a wait shorter than that has nothing to tell).
+ * A callback that lets a report through at most once per PROGRESS_INTERVAL_MS of `now`, the first one
+ * that long after `start` (a wait shorter than that has nothing to tell).
  */
-export function throttled<T>(report: ((p: T) => void | Promise<void>) | undefined, now: () => number, start: number, intervalMs = PROGRESS_INTERVAL_MS) {
+export function throttled<T>(report: ((p: T) => void | Promise<void>) | undefined, now: () => number, start: number) {
   let last = start;
   return (p: T) => {
     if (!report) return;
     const t = now();
-    if (t - last < intervalMs) return;
+    if (t - last < PROGRESS_INTERVAL_MS) return;
     last = t;
     try {
       // Not waited for: the wait goes on while the line travels.

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { RemoteBrowserError, type RemoteBrowserClient } from "../../client";
+import { RemoteBrowserError, type QuotaAnswer } from "../../client";
 import { DEFAULT_RETRY_POLICY, retryDecision } from "../../client/transport";
-import { createWhenCapacity, generationKey, successorKey, DEFAULT_POLL_SCHEDULE, nextPollDelay, waitForRunning } from "../../core/launch";
+import { capacityStep, capacityWait, endingMakesRoom, generationKey, successorKey, DEFAULT_POLL_SCHEDULE, nextPollDelay, waitForRunning } from "../../core/launch";
 import { eventually, thrown, useEmulator, virtualClock } from "../helpers/emulator";
 
 /**
@@ -18,45 +18,38 @@ async function blocker(): Promise<string> {
   return a.vmId;
 }
 
-type CapacityWaitOptions = Parameters<typeof createWhenCapacity>[0];
-
-/** A capacity wait on a virtual clock; `over` names what a test changes (the request, the wait, the signs to stop). */
-function waitOpts(
-  client: RemoteBrowserClient,
-  over: { request?: CapacityWaitOptions["create"]["request"]; waitMs?: number; onWaiting?: CapacityWaitOptions["onWaiting"]; engineAlive?: () => boolean; cancelled?: () => boolean } = {},
+/**
+ * A create that waits for capacity on a virtual clock (createV8's attempts under one key); `over` names
+ * what a test changes: the inputs, the account's key, the signs to stop, and what happens after each of
+ * the provider's sleeps (the capacity wait's pauses, and the poll's once a session started).
+ */
+function waiter(
+  over: { inputs?: Record<string, unknown>; apiKey?: string; engineAlive?: () => boolean; afterSleep?: (ms: number) => unknown } = {},
 ) {
   const clock = virtualClock();
-  const { request = { browser: "chrome", idempotencyKey: "pr-7-chrome" }, waitMs = 60_000, onWaiting, ...stops } = over;
-  const opts: CapacityWaitOptions = {
-    client,
-    create: { request },
-    waitMs,
-    waiting: { clock: { sleep: clock.sleep, now: clock.now, random: () => 0.5 }, engineAlive: () => true, ...stops },
-    onWaiting,
+  const sleep = async (ms: number) => {
+    await clock.sleep(ms);
+    await over.afterSleep?.(ms);
   };
-  return { clock, opts };
+  const provider = t.provider({ apiKey: over.apiKey, deps: { clock: { ...clock, sleep }, engineAlive: over.engineAlive ?? (() => true) } });
+  const inputs = { browser: "chrome", idempotencyKey: "pr-7-chrome", waitForCapacitySeconds: 60, ...over.inputs };
+  return { clock, provider, create: () => provider.create(inputs) };
 }
 
-/** `opts` with the wait's pauses taken by `sleep`. */
-const sleepingBy = (opts: CapacityWaitOptions, sleep: (ms: number) => Promise<void>): CapacityWaitOptions => ({
-  ...opts,
-  waiting: { ...opts.waiting, clock: { ...opts.waiting.clock, sleep } },
-});
+const WAITING_60 = `BrowserSession: the account's running limit is reached (1 of 1); waiting up to 60 s for a free slot`;
 
-describe("createWhenCapacity", () => {
+describe("the capacity wait (createV8's attempts under one key)", () => {
   it("waits for a free running slot and then starts one session under the same key", async () => {
     const held = await blocker();
-    const client = t.client();
-    const waiting: unknown[] = [];
-    const { clock, opts } = waitOpts(client, { onWaiting: (q) => waiting.push(q) });
     let pauses = 0;
-    const sleep = async (ms: number) => {
-      expect(waiting, "the notice comes before the first pause").toHaveLength(1);
-      await clock.sleep(ms);
-      if (++pauses === 2) t.emu.control.endSession(held);
-    };
-    const answer = await createWhenCapacity(sleepingBy(opts, sleep));
-    expect(answer.status).toBe("ok");
+    const { clock, create } = waiter({
+      afterSleep: () => {
+        expect(t.warnings, "the notice comes before the first pause").toHaveLength(1);
+        if (++pauses === 2) t.emu.control.endSession(held);
+      },
+    });
+    const { outs } = await create();
+    expect(outs.status).toBe("running");
     // Refused twice at the limit, then let through: three creates, each under the one key.
     expect(creates().map((r) => r.status)).toEqual(["ok", "upgrade", "upgrade", "ok"]);
     expect(t.requests("quota")).toHaveLength(2);
@@ -64,24 +57,23 @@ describe("createWhenCapacity", () => {
     expect(mine).toHaveLength(1);
     expect(mine[0]!.idempotencyKey).toBe("pr-7-chrome");
     // Told once, with the meter that showed the account full.
-    expect(waiting).toHaveLength(1);
-    expect(waiting[0]).toMatchObject({ running_sessions_used: 1, running_session_limit: 1, running_sessions_remaining: 0 });
-    // Growing, jittered pauses: 500 ms then 750 ms at the middle of the jitter.
-    expect(clock.slept).toEqual([375, 563]);
+    expect(t.warnings).toEqual([WAITING_60]);
+    // Growing, jittered pauses: 500 ms then 750 ms at the middle of the jitter (then the poll's sleeps).
+    expect(clock.slept.slice(0, 2)).toEqual([375, 563]);
   });
 
   it("fails at once on the limit without a wait, and never reads the meter", async () => {
     await blocker();
-    const { opts } = waitOpts(t.client(), { waitMs: 0 });
-    const err = await thrown(() => createWhenCapacity(opts));
+    const { create } = waiter({ inputs: { waitForCapacitySeconds: 0 } });
+    const err = await thrown(create);
     expect(err).toMatchObject({ code: "upgrade" });
     expect(t.requests("quota")).toHaveLength(0);
     expect(creates()).toHaveLength(2);
   });
 
   it("passes any other failure on without waiting", async () => {
-    const { opts, clock } = waitOpts(t.client(), { request: { browser: "netscape", idempotencyKey: "k-1" } });
-    const err = await thrown(() => createWhenCapacity(opts));
+    const { create, clock } = waiter({ inputs: { browser: "netscape", idempotencyKey: "k-1" } });
+    const err = await thrown(create);
     expect(err).toBeInstanceOf(RemoteBrowserError);
     expect((err as RemoteBrowserError).code).not.toBe("upgrade");
     expect(t.requests("quota")).toHaveLength(0);
@@ -91,8 +83,8 @@ describe("createWhenCapacity", () => {
   it("does not wait for a cycle limit that is used up: that refusal is final", async () => {
     t.emu.control.settings({ runningLimit: 5, cycleLimit: 1 });
     await blocker();
-    const { opts, clock } = waitOpts(t.client());
-    const err = await thrown(() => createWhenCapacity(opts));
+    const { create, clock } = waiter();
+    const err = await thrown(create);
     expect(err).toMatchObject({ code: "upgrade" });
     expect(t.requests("quota")).toHaveLength(1);
     expect(clock.slept).toEqual([]);
@@ -100,10 +92,11 @@ describe("createWhenCapacity", () => {
 
   it("gives up on an upgrade refused twice while slots are free: it is another limit", async () => {
     t.emu.control.addAccount({ apiKey: "rb_test_no_residential_0000", residentialMb: null });
-    const { opts, clock } = waitOpts(t.client({ apiKey: "rb_test_no_residential_0000" }), {
-      request: { browser: "chrome", egress: "residential", country: "us", idempotencyKey: "k-2" },
+    const { create, clock } = waiter({
+      apiKey: "rb_test_no_residential_0000",
+      inputs: { browser: "chrome", egress: "residential", country: "us", idempotencyKey: "k-2" },
     });
-    const err = await thrown(() => createWhenCapacity(opts));
+    const err = await thrown(create);
     expect(err).toMatchObject({ code: "upgrade" });
     expect(t.requests("create")).toHaveLength(2);
     expect(t.requests("quota")).toHaveLength(2);
@@ -112,8 +105,8 @@ describe("createWhenCapacity", () => {
 
   it("gives up when no slot frees within the wait, saying how full the account is", async () => {
     await blocker();
-    const { opts, clock } = waitOpts(t.client(), { waitMs: 3_000 });
-    const err = await thrown(() => createWhenCapacity(opts));
+    const { create, clock } = waiter({ inputs: { waitForCapacitySeconds: 3 } });
+    const err = await thrown(create);
     expect(err).toMatchObject({ code: "upgrade" });
     expect((err as Error).message).toContain(
       "no running slot became free within the 3 s capacity wait (1 of 1 running sessions in use; waitForCapacitySeconds)",
@@ -131,12 +124,8 @@ describe("createWhenCapacity", () => {
   it("stops waiting when the engine goes away, starting nothing", async () => {
     await blocker();
     let alive = true;
-    const { opts, clock } = waitOpts(t.client(), { engineAlive: () => alive });
-    const sleep = async (ms: number) => {
-      await clock.sleep(ms);
-      alive = false;
-    };
-    const err = await thrown(() => createWhenCapacity(sleepingBy(opts, sleep)));
+    const { create } = waiter({ engineAlive: () => alive, afterSleep: () => void (alive = false) });
+    const err = await thrown(create);
     expect((err as Error).message).toBe("the engine went away while waiting for a free running slot; no session was started");
     expect((err as { code?: string }).code).toBe("engine_gone");
     expect(creates()).toHaveLength(2);
@@ -145,17 +134,73 @@ describe("createWhenCapacity", () => {
 
   it("stops waiting when the update is cancelled, starting nothing", async () => {
     await blocker();
-    let cancelled = false;
-    const { opts, clock } = waitOpts(t.client(), { cancelled: () => cancelled });
-    const sleep = async (ms: number) => {
-      await clock.sleep(ms);
-      cancelled = true;
-    };
-    const err = await thrown(() => createWhenCapacity(sleepingBy(opts, sleep)));
+    const { create, provider } = waiter({ afterSleep: () => provider.ctx.cancel() });
+    const err = await thrown(create);
     expect((err as Error).message).toBe("the update was cancelled while waiting for a free running slot; no session was started");
     expect((err as { code?: string }).code).toBe("cancelled");
     expect(creates()).toHaveLength(2);
     expect(t.emu.control.books().started).toBe(1);
+  });
+});
+
+describe("what an upgrade refusal means (capacityStep, endingMakesRoom)", () => {
+  const refusal = new RemoteBrowserError("upgrade", "running session limit reached (4 of 4)", { operation: "create session", serverMessage: "limit" });
+  const meter = (over: Partial<QuotaAnswer> = {}): QuotaAnswer =>
+    ({
+      status: "ok",
+      running_session_limit: 4,
+      running_sessions_used: 4,
+      running_sessions_remaining: 0,
+      cycle_session_limit: null,
+      cycle_sessions_used: 10,
+      cycle_sessions_remaining: null,
+      cycle_start: "2026-11-01",
+      ...over,
+    }) as QuotaAnswer;
+  const at = (now: number, random = 0.5) => ({ now: () => now, random: () => random });
+  const step = (quota: QuotaAnswer | undefined, wait = capacityWait(0), now = 0, waitMs = 60_000) =>
+    capacityStep({ refusal, quota, wait, waitMs, clock: at(now) });
+
+  it("is final with no wait, or with the cycle used up: the refusal itself is thrown", () => {
+    expect(step(undefined)).toEqual({ kind: "final", error: refusal });
+    expect(step(meter(), capacityWait(0), 0, 0)).toEqual({ kind: "final", error: refusal });
+    expect(step(meter({ cycle_session_limit: 10, cycle_sessions_remaining: 0 }))).toEqual({ kind: "final", error: refusal });
+    // A cycle limit with sessions left is waited out like no cycle limit.
+    expect(step(meter({ cycle_session_limit: 10, cycle_sessions_remaining: 1 })).kind).toBe("pause");
+  });
+
+  it("tries again at once when the meter shows room, and gives up the second time in a row", () => {
+    const once = step(meter({ running_sessions_used: 3, running_sessions_remaining: 1 }));
+    expect(once).toEqual({ kind: "again", wait: { startedAt: 0, pauses: 0, refusedWithRoom: 1 } });
+    expect(step(meter({ running_sessions_remaining: 1 }), { startedAt: 0, pauses: 0, refusedWithRoom: 1 })).toEqual({ kind: "final", error: refusal });
+    // A full meter in between starts the count again.
+    const paused = step(meter(), { startedAt: 0, pauses: 0, refusedWithRoom: 1 });
+    expect(paused).toMatchObject({ kind: "pause", wait: { refusedWithRoom: 0 } });
+  });
+
+  it("pauses a growing, jittered step, at most 5 s, telling the first pause and the meter", () => {
+    expect(step(meter())).toEqual({ kind: "pause", ms: 375, first: true, quota: meter(), wait: { startedAt: 0, pauses: 1, refusedWithRoom: 0 } });
+    expect(step(meter(), { startedAt: 0, pauses: 1, refusedWithRoom: 0 })).toMatchObject({ ms: 563, first: false, wait: { pauses: 2 } });
+    expect(step(meter(), { startedAt: 0, pauses: 9, refusedWithRoom: 0 })).toMatchObject({ ms: 3_750 });
+    // Jitter: between half and all of the step.
+    expect(capacityStep({ refusal, quota: meter(), wait: capacityWait(0), waitMs: 60_000, clock: at(0, 0) })).toMatchObject({ ms: 250 });
+    expect(capacityStep({ refusal, quota: meter(), wait: capacityWait(0), waitMs: 60_000, clock: at(0, 0.999_999) })).toMatchObject({ ms: 500 });
+  });
+
+  it("gives up when the pause would pass the wait's deadline, counted from its first create, saying how full the account is", () => {
+    expect(step(meter(), capacityWait(1_000), 60_625)).toMatchObject({ kind: "pause", ms: 375 });
+    const late = step(meter(), capacityWait(1_000), 60_626);
+    expect(late.kind).toBe("final");
+    const { error } = late as { error: RemoteBrowserError };
+    expect(error).toMatchObject({ code: "upgrade", serverMessage: "limit", cause: refusal });
+    expect(error.message).toContain("no running slot became free within the 60 s capacity wait (4 of 4 running sessions in use; waitForCapacitySeconds)");
+  });
+
+  it("makes room by ending the session being replaced only when the running limit alone stands in the way", () => {
+    expect(endingMakesRoom(meter())).toBe(true);
+    expect(endingMakesRoom(meter({ cycle_session_limit: 10, cycle_sessions_remaining: 2 }))).toBe(true);
+    expect(endingMakesRoom(meter({ running_sessions_remaining: 1 }))).toBe(false);
+    expect(endingMakesRoom(meter({ cycle_session_limit: 10, cycle_sessions_remaining: 0 }))).toBe(false);
   });
 });
 
@@ -217,12 +262,12 @@ describe("idempotency keys", () => {
   // Fixed values: a key must come out the same in the next release too, or a `pulumi up` interrupted
   // before an upgrade would start a second session after it.
   it("derives a generation's key from the seed, the key it replaces and the API inputs", () => {
-    expect(generationKey("stack/app", undefined, { browser: "chrome", url: "https://a/" })).toBe(
+    expect(generationKey({ seed: "stack/app", inputs: { browser: "chrome", url: "https://a/" } })).toBe(
       `prb-${sha('stack/app\n\n{"browser":"chrome","url":"https://a/"}').slice(0, 48)}`,
     );
-    expect(generationKey("stack/app", "prb-old", { browser: "chrome" })).toBe(`prb-${sha('stack/app\nprb-old\n{"browser":"chrome"}').slice(0, 48)}`);
-    expect(generationKey("stack/app", undefined, { browser: "chrome", url: null, country: undefined })).toBe(
-      generationKey("stack/app", undefined, { browser: "chrome" }),
+    expect(generationKey({ seed: "stack/app", previousKey: "prb-old", inputs: { browser: "chrome" } })).toBe(`prb-${sha('stack/app\nprb-old\n{"browser":"chrome"}').slice(0, 48)}`);
+    expect(generationKey({ seed: "stack/app", inputs: { browser: "chrome", url: null, country: undefined } })).toBe(
+      generationKey({ seed: "stack/app", inputs: { browser: "chrome" } }),
     );
   });
 

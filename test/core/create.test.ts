@@ -48,7 +48,7 @@ describe("create", () => {
   it("starts the session under a key derived from the resource's seed and API inputs", async () => {
     const inputs = { browser: "firefox", url: "https://example.com/", __seed: SEED, readyTimeoutSeconds: 20 };
     const { outs } = await t.provider().create(inputs);
-    const expected = generationKey(SEED, undefined, inputs);
+    const expected = generationKey({ seed: SEED, inputs });
     expect(outs.__idempotencyKey).toBe(expected);
     expect(t.emu.control.sessions()[0]!.idempotencyKey).toBe(expected);
   });

@@ -14,32 +14,32 @@ function ageSession(vmId: string): void {
 
 describe("idempotency keys (launch.ts)", () => {
   it("derives the same key for the same seed and API inputs", () => {
-    expect(generationKey(SEED, undefined, { ...INPUTS })).toBe(generationKey(SEED, undefined, { ...INPUTS }));
+    expect(generationKey({ seed: SEED, inputs: { ...INPUTS } })).toBe(generationKey({ seed: SEED, inputs: { ...INPUTS } }));
     // Key order and provider-only inputs do not matter: only what is sent to the service does.
     const reordered = { __seed: SEED, country: "us", url: "https://example.com/pr-7", browser: "chrome", readyTimeoutSeconds: 9 };
-    expect(generationKey(SEED, undefined, reordered)).toBe(generationKey(SEED, undefined, INPUTS));
+    expect(generationKey({ seed: SEED, inputs: reordered })).toBe(generationKey({ seed: SEED, inputs: INPUTS }));
   });
 
   it("derives a different key for other inputs, another resource or another previous generation", () => {
-    const key = generationKey(SEED, undefined, INPUTS);
-    expect(generationKey(SEED, undefined, { ...INPUTS, url: "https://example.com/pr-8" })).not.toBe(key);
-    expect(generationKey(SEED, undefined, { ...INPUTS, country: "de" })).not.toBe(key);
-    expect(generationKey("review/pr-7/other", undefined, INPUTS)).not.toBe(key);
-    expect(generationKey(SEED, "prb-previous", INPUTS)).not.toBe(key);
+    const key = generationKey({ seed: SEED, inputs: INPUTS });
+    expect(generationKey({ seed: SEED, inputs: { ...INPUTS, url: "https://example.com/pr-8" } })).not.toBe(key);
+    expect(generationKey({ seed: SEED, inputs: { ...INPUTS, country: "de" } })).not.toBe(key);
+    expect(generationKey({ seed: "review/pr-7/other", inputs: INPUTS })).not.toBe(key);
+    expect(generationKey({ seed: SEED, previousKey: "prb-previous", inputs: INPUTS })).not.toBe(key);
   });
 
   it("draws a fresh key when the resource has no seed", () => {
-    expect(generationKey(undefined, undefined, INPUTS)).not.toBe(generationKey(undefined, undefined, INPUTS));
+    expect(generationKey({ inputs: INPUTS })).not.toBe(generationKey({ inputs: INPUTS }));
   });
 
   it("keeps keys within the service's 128 characters", () => {
-    const key = generationKey(SEED, undefined, { ...INPUTS, url: "x".repeat(10_000) });
+    const key = generationKey({ seed: SEED, inputs: { ...INPUTS, url: "x".repeat(10_000) } });
     expect(key).toMatch(/^prb-[0-9a-f]{48}$/);
     expect(successorKey(key, 3)).toMatch(/^prb-[0-9a-f]{48}$/);
   });
 
   it("chains successors deterministically, starting at the key itself", () => {
-    const key = generationKey(SEED, undefined, INPUTS);
+    const key = generationKey({ seed: SEED, inputs: INPUTS });
     expect(successorKey(key, 0)).toBe(key);
     expect(successorKey(key, 1)).toBe(successorKey(key, 1));
     expect(new Set([0, 1, 2, 3].map((n) => successorKey(key, n))).size).toBe(4);
@@ -125,7 +125,7 @@ describe("create again after the resource's earlier session ended", () => {
       ageSession(id);
     }
     const third = await provider.create({ ...INPUTS });
-    expect(third.outs.__idempotencyKey).toBe(successorKey(generationKey(SEED, undefined, INPUTS), 2));
+    expect(third.outs.__idempotencyKey).toBe(successorKey(generationKey({ seed: SEED, inputs: INPUTS }), 2));
     expect(t.emu.control.books().started).toBe(3);
     expect(t.emu.control.books().neverEnded).toBe(1);
   });
@@ -151,19 +151,19 @@ describe("idempotency keys keyed by the stack's secret (remote-browser:idempoten
   const SECRET = "0123456789abcdef0123456789abcdef";
 
   it("cannot be computed from the project, stack, name and inputs alone", () => {
-    const plain = generationKey(SEED, undefined, INPUTS);
-    const keyed = generationKey(SEED, undefined, INPUTS, SECRET);
+    const plain = generationKey({ seed: SEED, inputs: INPUTS });
+    const keyed = generationKey({ seed: SEED, inputs: INPUTS, stackSecret: SECRET });
     expect(keyed).toMatch(/^prb-[0-9a-f]{48}$/);
     expect(keyed).not.toBe(plain);
-    expect(generationKey(SEED, undefined, INPUTS, `${SECRET}x`)).not.toBe(keyed);
+    expect(generationKey({ seed: SEED, inputs: INPUTS, stackSecret: `${SECRET}x` })).not.toBe(keyed);
     // Stable: the run after a killed update derives the same key.
-    expect(generationKey(SEED, undefined, { ...INPUTS }, SECRET)).toBe(keyed);
+    expect(generationKey({ seed: SEED, inputs: { ...INPUTS }, stackSecret: SECRET })).toBe(keyed);
   });
 
   it("is used by create, so another program with the same API key replaying the plain key gets no session of this stack", async () => {
     const settings = { idempotencySecret: SECRET };
     const { outs } = await t.provider({ settings }).create({ ...INPUTS });
-    const keyed = generationKey(SEED, undefined, INPUTS, SECRET);
+    const keyed = generationKey({ seed: SEED, inputs: INPUTS, stackSecret: SECRET });
     expect(outs.__idempotencyKey).toBe(keyed);
     // Another stack's program, same key and same seed and inputs, but not the secret: a session of its own.
     const other = await t.provider().create({ ...INPUTS });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { RemoteBrowserError, type QuotaAnswer, type SessionEntry } from "../../client";
-import { createWhenCapacity, QueueProgress, WaitProgress, queueText, sessionName, waitText, DEFAULT_POLL_SCHEDULE, waitForRunning } from "../../core/launch";
+import { type SessionEntry } from "../../client";
+import { WaitProgress, queueText, sessionName, waitText, DEFAULT_POLL_SCHEDULE, waitForRunning } from "../../core/launch";
 import { Diagnostic, engineDiagnostics } from "../../engine-conventions/diagnostics";
 import { useEmulator, virtualClock } from "../helpers/emulator";
 
@@ -118,38 +118,35 @@ describe("progress of the wait for running", () => {
 });
 
 describe("progress of the capacity wait", () => {
-  const full: QuotaAnswer = {
-    status: "ok",
-    running_session_limit: 4,
-    running_sessions_used: 4,
-    running_sessions_remaining: 0,
-    cycle_session_limit: null,
-    cycle_sessions_used: 10,
-    cycle_sessions_remaining: null,
-    cycle_start: "2026-11-01",
-  } as QuotaAnswer;
+  const t = useEmulator({ runningLimit: 4 });
+  const QUEUED = /^queued for capacity: (\d+)\/(\d+) slots in use, (\d+)s queued$/;
 
   it("tells slots in use, the limit and the time queued about once a second until a slot is free", async () => {
-    const clock = fakeClock();
-    const reports: Array<QueueProgress & { at: number }> = [];
-    const answer = await createWhenCapacity({
-      client: {
-        createSession: async () => {
-          if (clock.now() < 12_000) throw new RemoteBrowserError("upgrade", "refused", { operation: "create session" });
-          return { status: "ok", vmId: "vm-9", shareUrl: "https://s/en/s?x", shareUrlPath: "/en/s?x" } as never;
-        },
-        quota: async () => full,
+    const blockers: string[] = [];
+    for (let i = 0; i < 4; i++) blockers.push((await t.client().createSession({ browser: "edge" })).vmId);
+    const clock = virtualClock();
+    const start = clock.now();
+    // A slot frees once 12 s have passed on the provider's clock.
+    const sleep = async (ms: number) => {
+      await clock.sleep(ms);
+      if (clock.now() - start >= 12_000 && t.emu.control.sessions().find((s) => s.vmId === blockers[0])!.status === "running") t.emu.control.endSession(blockers[0]!);
+    };
+    const reports: Array<{ queuedS: number; runningUsed: number; runningLimit: number; at: number }> = [];
+    const diagnostics = {
+      warning: async () => undefined,
+      status: async (_urn: string | undefined, message: string) => {
+        const m = QUEUED.exec(message);
+        if (m) reports.push({ runningUsed: Number(m[1]), runningLimit: Number(m[2]), queuedS: Number(m[3]), at: clock.now() });
       },
-      create: { request: { browser: "chrome" } as never },
-      waitMs: 60_000,
-      waiting: { clock: { sleep: clock.sleep, now: clock.now, random: () => 0.5 }, engineAlive: () => true },
-      onProgress: (p) => reports.push({ ...p, at: clock.now() }),
-    });
-    expect(answer.vmId).toBe("vm-9");
+    };
+    const { id, outs } = await t.provider({ deps: { clock: { ...clock, sleep }, diagnostics } }).create({ browser: "chrome", waitForCapacitySeconds: 60, __seed: "review/pr-7/pr-7-chrome" });
+    expect(outs).toMatchObject({ vmId: id, status: "running" });
+    expect(blockers).not.toContain(id);
     expectPaced(reports.map((r) => r.at));
     expect(reports.length).toBeGreaterThanOrEqual(9);
     expect(reports.every((r) => r.runningUsed === 4 && r.runningLimit === 4)).toBe(true);
-    expect(reports.at(-1)!.queuedMs).toBeGreaterThanOrEqual(10_000);
+    // Whole seconds in the line: 10 s or more queued.
+    expect(reports.at(-1)!.queuedS).toBeGreaterThanOrEqual(10);
     expect(queueText({ queuedMs: 12_400, runningUsed: 4, runningLimit: 4 })).toBe("queued for capacity: 4/4 slots in use, 12s queued");
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BrowserSessionAdapter } from "../../plugin/resource";
-import { thrown, useEmulator } from "../helpers/emulator";
+import { thrown, useEmulator, virtualClock } from "../helpers/emulator";
 
 /**
  * A replacement under the engine, as one provider process sees it: the engine shows the recorded session
@@ -28,6 +28,39 @@ describe("a replacement with the inputs of the session it replaces", () => {
     const status = (id: string) => t.emu.control.sessions().find((s) => s.vmId === id)!.status;
     expect(status(first.id)).toMatch(/^(stopping|deleted)$/);
     expect(status(second.id)).toBe("running");
+    expect(t.emu.control.books().started).toBe(2);
+  });
+
+  it("with a capacity wait, ends the old session only once the wait has given up, and gives the replacement a fresh wait", async () => {
+    const first = await t.provider().create({ ...INPUTS });
+    const clock = virtualClock();
+    const provider = t.provider({ deps: { clock } });
+    const outs = first.outs as unknown as Record<string, unknown>;
+    provider.diff(first.id, outs, { ...INPUTS });
+    t.emu.control.clearRequests();
+    const second = await provider.create({ ...INPUTS, waitForCapacitySeconds: 3 });
+    expect(second.id).not.toBe(first.id);
+    expect(second.outs.status).toBe("running");
+    // The old key answers with the old session; the next key is refused and waits its 3 s out (growing,
+    // jittered pauses, the meter read after each refusal); only then is the meter read once more, the old
+    // session ended, and the next key's create tried again, with a capacity wait of its own.
+    const calls = t
+      .requests()
+      .filter((r) => r.operation === "create" || r.operation === "quota" || r.operation === "remove")
+      .map((r) => `${r.operation} ${r.status}`);
+    expect(calls).toEqual([
+      "create ok",
+      ...Array.from({ length: 4 }, () => ["create upgrade", "quota ok"]).flat(),
+      "quota ok",
+      "remove ok",
+      "create ok",
+    ]);
+    expect(clock.slept.slice(0, 3)).toEqual([375, 563, 844]);
+    expect(t.warnings).toEqual([
+      `BrowserSession: the account's running limit is reached (1 of 1); waiting up to 3 s for a free slot`,
+      `BrowserSession: the account's running limit (1) leaves no room for the replacement beside session ${first.id}, ` +
+        "so that session was ended first, as deleteBeforeReplace does; its link is down until the replacement runs",
+    ]);
     expect(t.emu.control.books().started).toBe(2);
   });
 

@@ -80,9 +80,9 @@ describe("redaction of what the runner passes on", () => {
   });
 
   it("removes derived idempotency keys however the engine prints them: property maps, JSON, escaped JSON, events", () => {
-    const key = generationKey("urn:pulumi:dev::e2e::remote-browser:index:BrowserSession::pr", undefined, { browser: "chrome" });
+    const key = generationKey({ seed: "urn:pulumi:dev::e2e::remote-browser:index:BrowserSession::pr", inputs: { browser: "chrome" } });
     const next = successorKey(key, 3);
-    const keyed = generationKey("seed", key, { browser: "firefox" }, "a-stack-secret-of-16+");
+    const keyed = generationKey({ seed: "seed", previousKey: key, inputs: { browser: "firefox" }, stackSecret: "a-stack-secret-of-16+" });
     const texts = [
       // -v=9: the engine's log of a create's outputs, before it marks them secret.
       `I0101 provider.go:1234] Create outputs: map[__idempotencyKey:{${key}} vmId:{vm-1}]`,
