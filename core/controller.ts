@@ -3,7 +3,7 @@ import type { ProviderContext, Reporter } from "./context";
 import { type SessionInputs, API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS, type SessionOutputs, errorText, fromEntry, mirrorInputs, unconfirmedWarning, inputsFrom, presentOf, SECRET_OUTPUTS, withoutNulls } from "./declaration";
 import { capacityPause, capacityStep, capacityWait, type CapacityWait, endingMakesRoom, type QueueProgress, sessionName, sessionProgress, generationKey, successorKey, throttled, WaitOutcome, describe, waitForRunning } from "./launch";
 import { CancelledError, EndedWhileStartingError, EngineGoneError, IdempotencyKeysExhaustedError, LocationNotAppliedError, NotRunningInTimeError, PreparationFailedError, ProviderError, ProviderErrorContext, SessionKeptError, StaleIdempotencyKeyError, StatusUnreadableError, ImportError, ValidationError } from "./errors";
-import { assertSameOwner, unprovenOwner, type OwnerIdentity, recordsOwner } from "./state";
+import { assertSameRecord, unprovenOwner, type OwnerIdentity, recordsOwner, CURRENT_STATE_VERSION, inferredStateVersion } from "./state";
 
 /**
  * The typed requests of the operations on one session, each handed whole to its operation (as
@@ -49,6 +49,11 @@ export interface AdoptSessionRequest extends SessionRequest {
 export interface RecordedSessionRequest extends SessionRequest {
   id: string;
   props: Record<string, unknown>;
+  /**
+   * The layout version the state records with the session (state.ts), as the front keeps it beside the
+   * outputs; absent in the state written before versions were recorded.
+   */
+  stateVersion?: unknown;
 }
 
 export type ReadSessionRequest = RecordedSessionRequest;
@@ -75,8 +80,11 @@ export function byRecordedVersion<R, Q extends RecordedSessionRequest = Recorded
   };
 }
 
-/** A session created or adopted; `idempotencyKey`: the key a version 8 create started it under. */
-type Created = { id: string; outs: SessionOutputs; idempotencyKey?: string };
+/**
+ * A session created or adopted; `idempotencyKey`: the key a version 8 create started it under;
+ * `stateVersion`: the layout version of the record, which the front records with the outputs (state.ts).
+ */
+type Created = { id: string; outs: SessionOutputs; idempotencyKey?: string; stateVersion?: number };
 
 /** Create: adopts the session named by the `import` option, or starts one the configured version's way. */
 export async function create(ctx: ProviderContext, req: CreateSessionRequest): Promise<Created> {
@@ -85,7 +93,7 @@ export async function create(ctx: ProviderContext, req: CreateSessionRequest): P
   const { id, outs, idempotencyKey }: Created = adoptVmId
     ? await ADOPT[ctx.version().name](ctx, { ...req, vmId: adoptVmId })
     : await CREATE[ctx.version().name](ctx, req);
-  return { id, outs, idempotencyKey };
+  return { id, outs, idempotencyKey, stateVersion: CURRENT_STATE_VERSION };
 }
 
 const CREATE: Record<ApiVersion, (ctx: ProviderContext, req: CreateSessionRequest) => Promise<Created>> = {
@@ -462,13 +470,14 @@ async function failAndRemove(
  * outputs in the front's `shape` but for the secret ones -- the dynamic provider host records a failed
  * create's properties as given, with no way to mark one secret, and a kept session needs nothing but its
  * id and owner for the destroy that ends it -- so that one failed create leaves the same state whichever
- * front served it. Any other error is thrown as it is.
+ * front served it. `shape` is told the layout version of the record, which the front records with it
+ * (state.ts). Any other error is thrown as it is.
  */
-export function asInitFailure(err: unknown, shape: (recorded: Record<string, unknown>) => Record<string, unknown>): unknown {
+export function asInitFailure(err: unknown, shape: (recorded: Record<string, unknown>, stateVersion: number) => Record<string, unknown>): unknown {
   if (!(err instanceof SessionKeptError) || !err.outputs) return err;
   const o = err.outputs;
   const recorded = Object.fromEntries(Object.keys(o).filter((k) => !(SECRET_OUTPUTS as readonly string[]).includes(k)).map((k) => [k, o[k]]));
-  return err.recordedAs(shape(withoutNulls(recorded)));
+  return err.recordedAs(shape(withoutNulls(recorded), CURRENT_STATE_VERSION));
 }
 
 /** The request the service is sent: the API inputs that are set. */
@@ -554,6 +563,8 @@ export interface ReadResult {
   id?: string;
   props?: Record<string, unknown>;
   inputs?: Record<string, unknown>;
+  /** The layout version `props` are in, for the front to record (state.ts); absent: keep the recorded one. */
+  stateVersion?: number;
 }
 
 /**
@@ -568,22 +579,24 @@ export const read = byRecordedVersion<ReadResult>({ v8: readV8, v7: readV7 }, "r
  * the session are the ones asking, as its fingerprint shows; under another one, or when nothing recorded
  * shows it, read fails and the session stays in the stack.
  */
-export async function readV8(ctx: ProviderContext, { id, props }: ReadSessionRequest): Promise<ReadResult> {
-  const { proven, record } = assertSameOwner(id, props.owner, await ctx.identity(), "refreshing");
+export async function readV8(ctx: ProviderContext, { id, props, stateVersion }: ReadSessionRequest): Promise<ReadResult> {
+  const { proven, state } = assertSameRecord(id, { owner: props.owner, version: stateVersion }, await ctx.identity(), "refreshing");
   const entry = await ctx.api().session(id);
   if (!entry && !proven) throw unprovenOwner(id, props.owner, "refreshing");
   if (!entry || hasEndedOrFailed(entry.status)) return {};
-  // The service shows the session to this account, so it is this account's: a session recorded without a
-  // fingerprint, or with the legacy one, records the current kind now (the one refresh after the upgrade
-  // shows this as a change of the session's outputs; later ones show none).
-  const outs = withoutNulls({ ...props, ...fromEntry(entry), owner: record });
-  return { id, props: outs, inputs: inputsFrom(outs) };
+  // The service shows the session to this account, so it is this account's: a record of an earlier layout
+  // (no fingerprint, or the legacy one) is migrated to the current one now, and every record gains its
+  // layout's version (the one refresh after the upgrade changes the session's outputs; later ones do not).
+  const outs = withoutNulls({ ...props, ...fromEntry(entry), owner: state.owner });
+  return { id, props: outs, inputs: inputsFrom(outs), stateVersion: state.version };
 }
 
 /** Version 7: no status operation, so refresh keeps what was recorded. */
-export async function readV7(ctx: ProviderContext, { id, props, urn }: ReadSessionRequest): Promise<ReadResult> {
+export async function readV7(ctx: ProviderContext, { id, props, urn, stateVersion }: ReadSessionRequest): Promise<ReadResult> {
   await ctx.reporter(urn).warning(`BrowserSession ${id}: API version 7 has no status operation; refresh keeps the recorded state`);
-  return { id, props, inputs: inputsFrom(props) };
+  // Kept as recorded, not migrated (nothing is read to compare with): a record of before versions gains the one it has.
+  const unversioned = stateVersion === undefined || stateVersion === null;
+  return { id, props, inputs: inputsFrom(props), ...(unversioned ? { stateVersion: inferredStateVersion(props.owner) } : {}) };
 }
 
 /**
@@ -597,7 +610,7 @@ export async function readById(
   ctx: ProviderContext,
   vmId: string,
   doing: string,
-): Promise<{ inputs: SessionInputs; outs: SessionOutputs }> {
+): Promise<{ inputs: SessionInputs; outs: SessionOutputs; stateVersion: number }> {
   checkSessionId(vmId, doing);
   if (ctx.version().name !== "v8") throw new ImportError(`${doing}: API version 7 has no status operation`, { vmId });
   const { entry, image, owner } = await sessionToTakeOver(ctx, vmId, undefined, doing);
@@ -607,7 +620,7 @@ export async function readById(
     });
   }
   const inputs: SessionInputs = { browser: image.id };
-  return { inputs, outs: { ...inputs, vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner } };
+  return { inputs, outs: { ...inputs, vmId, status: entry.status, apiVersion: "v8", ...fromEntry(entry), owner }, stateVersion: CURRENT_STATE_VERSION };
 }
 
 /** Destroy, by the version the session was started with. `props` are the recorded outputs. */
@@ -654,18 +667,19 @@ export async function deleteV8(ctx: ProviderContext, req: DeleteSessionRequest):
   }
 }
 
-async function endSession(ctx: ProviderContext, { id, props }: DeleteSessionRequest, signal?: AbortSignal): Promise<void> {
+async function endSession(ctx: ProviderContext, { id, props, stateVersion }: DeleteSessionRequest, signal?: AbortSignal): Promise<void> {
   const client = ctx.api();
-  // State of 0.1.0 has no fingerprint to compare: the account is not read, and nothing is proven.
+  const record = { owner: props.owner, version: stateVersion };
+  // State of 0.1.0 (layout 1) has no fingerprint to compare: the account is not read, and nothing is proven.
   let proven = false;
-  if (recordsOwner(props)) {
+  if (recordsOwner(record)) {
     let identity: OwnerIdentity;
     try {
       identity = await ctx.identity();
     } catch (err) {
       throw keptInStack(id, err);
     }
-    proven = assertSameOwner(id, props.owner, identity, "ending").proven;
+    proven = assertSameRecord(id, record, identity, "ending").proven;
   }
   try {
     await client.removeSession(id, signal);

@@ -25,8 +25,8 @@ import { AccountMismatchError, OwnerUnprovenError } from "./errors";
  * account keeps every session's fingerprint.
  *
  * Format: `acct2-<16 hex salt>-<16 hex contact digest>[+<16 hex subscription digest>...]@svc-<12 hex>`.
- * What earlier releases recorded instead (nothing, or a hash of the contact), and how it is still read:
- * below, after the current form.
+ * What earlier releases recorded instead (nothing, or a hash of the contact), and how their records are
+ * migrated: below, after the current form (the layouts, by version).
  */
 
 /** What the service says identifies the configured key's account, and where it is. */
@@ -59,7 +59,7 @@ export function serviceAddress(baseUrl: string): string {
 /**
  * The owner check's answer for a session of the configured account. `proven`: the record shows that this
  * account made the session, so that "unknown" may be taken for "gone" (records of earlier releases prove
- * nothing: see ownerRecordKind below). `record` is what the session should record from now on (see read in controller.ts).
+ * nothing: see the layouts below). `record` is what the session should record from now on (see read in controller.ts).
  */
 export interface SameOwner {
   proven: boolean;
@@ -70,8 +70,8 @@ const CURRENT = /^acct2-([0-9a-f]{16})-([0-9a-f]{16})((?:\+[0-9a-f]{16})*)@(svc-
 
 /**
  * Refuses to act on a session recorded under another account or service, or with a record this version
- * cannot read; otherwise says that the record proves ownership. Records of earlier releases are read by
- * assertSameOwner below, which hands the others here.
+ * cannot read; otherwise says that the record proves ownership. Records of earlier layouts are migrated
+ * instead (upgradeState below); the current one is checked here.
  */
 export function assertCurrentOwner(vmId: string, text: string, identity: OwnerIdentity, doing: string): SameOwner {
   const current = CURRENT.exec(text);
@@ -140,54 +140,199 @@ export function hash(domain: string, value: string): string {
 }
 
 /**
- * What the state of earlier releases holds that this one no longer writes, and how each is still read,
- * in one place. A session's state is not rewritten by an upgrade of the package: where the service shows
- * the session to the configured account, its next refresh records the current form (read in controller.ts), so that a
- * stack's first refresh after the upgrade is its state upgrade.
+ * The layout of a recorded session, versioned. Each session records its layout's version beside its
+ * outputs: the operations take it as `stateVersion` (controller.ts) and say which version they wrote, and
+ * both fronts record it as a bookkeeping output (never a schema output, never compared by a diff), on
+ * create, import and every refresh. A session's state is not rewritten by an upgrade of the
+ * package: where the service shows the session to the configured account, its next refresh migrates the
+ * record to the current layout (read in controller.ts), so that a stack's first refresh after the upgrade
+ * is its state upgrade. Only the owner record differs between the layouts so far:
  *
- * The owner record (above), by the release that wrote it:
- * - `0.1.0`: none. Nothing shows which account made the session, so "unknown" is never taken for "gone"
- *   (unprovenOwner below), and destroy does not read the account to compare.
- * - `contact-hash` (builds before the salted fingerprint): `acct-<12 hex>@svc-<12 hex>`, a hash of the
- *   lower-cased, trimmed contact. It is compared, and a mismatch refused, but it proves nothing: two
- *   accounts whose contacts differ only in case share it.
- * - `current`: the salted fingerprint above (or a record this version cannot read, which assertCurrentOwner refuses).
+ * 1. release 0.1.0: none. Nothing shows which account made the session, so "unknown" is never taken for
+ *    "gone" (unprovenOwner below), and destroy does not read the account to compare.
+ * 2. the builds between it and the salted fingerprint: `acct-<12 hex>@svc-<12 hex>`, a hash of the
+ *    lower-cased, trimmed contact. It is compared, and a mismatch refused, but it proves nothing: two
+ *    accounts whose contacts differ only in case share it.
+ * 3. the salted fingerprint above (current).
+ *
+ * Neither of the first two releases recorded a version, nor did the first builds of the third layout:
+ * their version is inferred from the owner record (inferredStateVersion). A record of a newer layout, or
+ * whose version and owner record disagree, is refused, and the session is not touched.
  */
-export type OwnerRecordKind = "0.1.0" | "contact-hash" | "current";
+export const CURRENT_STATE_VERSION = 3;
 
-const CONTACT_HASH = /^acct-[0-9a-f]{12}@svc-[0-9a-f]{12}$/;
+/** What the state records of a session's layout: its owner record, and its version where one was recorded. */
+export interface StateRecord {
+  owner: unknown;
+  /** Absent in the state written before versions were recorded. */
+  version?: unknown;
+}
 
-export function ownerRecordKind(recorded: unknown): OwnerRecordKind {
-  if (recorded === undefined || recorded === null) return "0.1.0";
-  return CONTACT_HASH.test(String(recorded)) ? "contact-hash" : "current";
+/** Release 0.1.0's layout: no owner record. */
+export interface SessionStateV1 {
+  version: 1;
+  owner?: undefined;
+}
+/** The contact-hash owner record, `acct-<12 hex>@svc-<12 hex>`. */
+export interface SessionStateV2 {
+  version: 2;
+  owner: string;
+}
+/** The salted fingerprint, `acct2-<salt>-<digests>@svc-<12 hex>` (current). */
+export interface SessionStateV3 {
+  version: typeof CURRENT_STATE_VERSION;
+  owner: string;
+}
+export type SessionState = SessionStateV1 | SessionStateV2 | SessionStateV3;
+export type StateVersion = SessionState["version"];
+
+/**
+ * A record brought to a layout, with whether it proves that the configured key's account made the session
+ * (only a current record that matches does; see SameOwner).
+ */
+export interface Migrated<S extends SessionState> {
+  state: S;
+  proven: boolean;
 }
 
 /**
- * Refuses to act on a session recorded under another account or service (or with a fingerprint this
- * version cannot read); otherwise says how far the record, of whichever release, proves ownership.
+ * A typed migration of a record from one layout to a newer one, given the configured account's identity
+ * (the new owner record is computed from it). It refuses a record of another account or service.
  */
-export function assertSameOwner(vmId: string, recorded: unknown, identity: OwnerIdentity, doing: string): SameOwner {
-  switch (ownerRecordKind(recorded)) {
-    case "0.1.0":
-      return { proven: false, record: ownerFingerprint(identity) };
-    case "contact-hash": {
-      const text = String(recorded);
-      const mine = contactHashOf(identity.contact, identity.service);
-      if (text !== mine) {
-        const [recAccount, recService] = text.split("@");
-        const [curAccount, curService] = mine.split("@");
-        throw mismatch(vmId, doing, text, mine, { sameService: recService === curService, sameAccount: recAccount === curAccount });
-      }
-      return { proven: false, record: ownerFingerprint(identity) };
-    }
-    case "current":
-      return assertCurrentOwner(vmId, String(recorded), identity, doing);
+export type StateMigration<Old extends SessionState, New extends SessionState> = (vmId: string, old: Old, identity: OwnerIdentity, doing: string) => Migrated<New>;
+
+/**
+ * Each earlier layout goes straight to the current one (as terraform's UpgradeState and
+ * pulumi-go-provider's StateMigration do): a version 4 would add 3 -> 4 and compose it after these.
+ */
+export const migrateV1: StateMigration<SessionStateV1, SessionStateV3> = (_vmId, _old, identity) => ({
+  state: { version: 3, owner: ownerFingerprint(identity) },
+  proven: false,
+});
+
+export const migrateV2: StateMigration<SessionStateV2, SessionStateV3> = (vmId, old, identity, doing) => {
+  const mine = contactHashOf(identity.contact, identity.service);
+  if (old.owner !== mine) {
+    const [recAccount, recService] = old.owner.split("@");
+    const [curAccount, curService] = mine.split("@");
+    throw mismatch(vmId, doing, old.owner, mine, { sameService: recService === curService, sameAccount: recAccount === curAccount });
+  }
+  return { state: { version: 3, owner: ownerFingerprint(identity) }, proven: false };
+};
+
+/** The current layout's own check: no migration, the record kept up to date (assertCurrentOwner). */
+export const checkV3: StateMigration<SessionStateV3, SessionStateV3> = (vmId, old, identity, doing) => {
+  const { proven, record } = assertCurrentOwner(vmId, old.owner, identity, doing);
+  return { state: { version: 3, owner: record }, proven };
+};
+
+/** A record of any layout in the current one: what a refresh records, and whether ownership is proven. */
+export function upgradeState(vmId: string, state: SessionState, identity: OwnerIdentity, doing: string): Migrated<SessionStateV3> {
+  switch (state.version) {
+    case 1:
+      return migrateV1(vmId, state, identity, doing);
+    case 2:
+      return migrateV2(vmId, state, identity, doing);
+    case 3:
+      return checkV3(vmId, state, identity, doing);
   }
 }
 
-/** Whether destroy has a record to compare the configured account with: state of 0.1.0 has none. */
-export function recordsOwner(props: Record<string, unknown>): boolean {
-  return props.owner !== undefined;
+const CONTACT_HASH = /^acct-[0-9a-f]{12}@svc-[0-9a-f]{12}$/;
+
+/**
+ * The layout version of a record written before versions were recorded (none in its state), inferred
+ * from its owner record: none, 1; the contact hash, 2; anything else, 3 (a record of that layout this
+ * version cannot read is refused by assertCurrentOwner, as before versions were recorded). Only for such
+ * records: a recorded version is taken as it is, and checked against the owner record (recordedState).
+ */
+export function inferredStateVersion(owner: unknown): StateVersion {
+  if (owner === undefined || owner === null) return 1;
+  return CONTACT_HASH.test(String(owner)) ? 2 : 3;
+}
+
+/** Whether the owner record has the shape of the layout `version`. */
+function ownerFits(version: StateVersion, owner: unknown): boolean {
+  switch (version) {
+    case 1:
+      return owner === undefined || owner === null;
+    case 2:
+      return typeof owner === "string" && CONTACT_HASH.test(owner);
+    case 3:
+      return typeof owner === "string" && CURRENT.test(owner);
+  }
+}
+
+/** A record's layout, or why this version cannot read it. Reads nothing but the record. */
+function layoutOf(record: StateRecord): { state: SessionState } | { unreadable: string } {
+  const owner = record.owner ?? undefined;
+  const recorded = record.version;
+  if (recorded === undefined || recorded === null) {
+    // Unversioned: the owner record alone tells the layout (an unreadable one is refused by checkV3).
+    const version = inferredStateVersion(owner);
+    return { state: version === 1 ? { version } : { version, owner: String(owner) } };
+  }
+  if (typeof recorded !== "number" || !Number.isInteger(recorded) || recorded < 1) {
+    return { unreadable: `records the state layout version ${JSON.stringify(recorded)}, which is no layout version` };
+  }
+  if (recorded > CURRENT_STATE_VERSION) {
+    return {
+      unreadable:
+        `is of state layout version ${recorded}, which this version cannot read (it reads versions 1 to ${CURRENT_STATE_VERSION}; ` +
+        "written by a newer release?)",
+    };
+  }
+  const version = recorded as StateVersion;
+  if (!ownerFits(version, owner)) {
+    const what = owner === undefined ? "no owner record" : `the owner record "${String(owner)}"`;
+    return { unreadable: `is of state layout version ${version} but has ${what}, which that layout does not have (edited by hand?)` };
+  }
+  return { state: version === 1 ? { version } : { version, owner: String(owner) } };
+}
+
+/**
+ * A recorded session's layout: the version it records, or, recorded before versions were, the one its
+ * owner record shows. Refuses, touching nothing, a record of a newer layout or whose version and owner
+ * record disagree (the configured identity names the account in the refusal).
+ */
+export function recordedState(vmId: string, record: StateRecord, identity: OwnerIdentity, doing: string): SessionState {
+  const layout = layoutOf(record);
+  if ("state" in layout) return layout.state;
+  throw new AccountMismatchError(
+    `${doing} session ${vmId}: its state ${layout.unreadable}, so this version cannot tell whether the configured key's account made it. ` +
+      "The session stays in the stack and was not touched. Run this with the release that made the session.",
+    String(record.owner ?? ""),
+    ownerFingerprint(identity),
+    { vmId },
+  );
+}
+
+/**
+ * Refuses to act on a session recorded under another account or service (or with a record this version
+ * cannot read); otherwise says how far the record, of whichever layout, proves ownership, and what it
+ * should record from now on: the record (owner and version) read and brought to the current layout. No
+ * version recorded: it is inferred from the owner record.
+ */
+export function assertSameRecord(vmId: string, record: StateRecord, identity: OwnerIdentity, doing: string): Migrated<SessionStateV3> {
+  return upgradeState(vmId, recordedState(vmId, record, identity, doing), identity, doing);
+}
+
+/**
+ * The owner check of an owner record alone, written before versions were recorded (its layout inferred):
+ * see assertSameRecord, which reads the whole record.
+ */
+export function assertSameOwner(vmId: string, recorded: unknown, identity: OwnerIdentity, doing: string): SameOwner {
+  const { proven, state } = assertSameRecord(vmId, { owner: recorded }, identity, doing);
+  return { proven, record: state.owner };
+}
+
+/**
+ * Whether destroy has a record to compare the configured account with: state of 0.1.0 (layout 1) has
+ * none. A record this version cannot read counts as one, which assertSameRecord refuses.
+ */
+export function recordsOwner(record: StateRecord): boolean {
+  const layout = layoutOf(record);
+  return !("state" in layout) || layout.state.version !== 1;
 }
 
 /** The `contact-hash` record of an account, as those builds wrote it. Only compared with, never written. */

@@ -3,7 +3,7 @@ import { ProviderContext, type ProviderDeps } from "../core/context";
 import { asInitFailure, create, del, read, type ReadResult } from "../core/controller";
 import { engineDiagnostics } from "../engine-conventions/diagnostics";
 import { engineWatcher } from "../engine-conventions/liveness";
-import { isUrn, urnName } from "../engine-conventions/wire";
+import { isUrn, urnName, recordedStateVersion, withStateVersion } from "../engine-conventions/wire";
 import { RECORDED, withIdempotencyKey, type DynamicInputs } from "./wireFields";
 
 export type { ProviderDeps } from "../core/context";
@@ -49,7 +49,7 @@ export class SessionProvider {
     const { __seed, __adoptVmId, __urn, __provider, ...plain } = inputs;
     const urn = urnOf(__urn);
     try {
-      const { id, outs, idempotencyKey } = await create(this.ctx, {
+      const { id, outs, idempotencyKey, stateVersion } = await create(this.ctx, {
         inputs: plain as SessionInputs & Record<string, unknown>,
         seed: __seed,
         urn,
@@ -57,19 +57,20 @@ export class SessionProvider {
         adoptVmId: __adoptVmId || undefined,
       });
       const wired = withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs;
-      return { id, outs: { ...withIdempotencyKey(wired, idempotencyKey), ...presentOf(inputs, RECORDED) } };
+      return { id, outs: { ...withStateVersion(withIdempotencyKey(wired, idempotencyKey), stateVersion), ...presentOf(inputs, RECORDED) } };
     } catch (err) {
       // Outputs of a failed create are stored as they are given: the stored provider must be among them,
       // or the later destroy could not load it.
-      throw asInitFailure(err, (kept) => withoutNulls({ ...kept, ...presentOf(inputs, RECORDED), __provider }));
+      throw asInitFailure(err, (kept, stateVersion) => withoutNulls({ ...withStateVersion(kept, stateVersion), ...presentOf(inputs, RECORDED), __provider }));
     }
   }
 
   async read(id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {
     // The dynamic provider host does not say which resource it reads: its warnings go to the stack.
     this.ctx.recordedSessionShown(id);
-    const result = await read(this.ctx, { id, props });
-    return result.inputs ? { ...result, inputs: { ...result.inputs, ...presentOf(props, RECORDED) } } : result;
+    const { stateVersion, ...result } = await read(this.ctx, { id, props, stateVersion: recordedStateVersion(props) });
+    if (!result.props || !result.inputs) return result;
+    return { ...result, props: withStateVersion(result.props, stateVersion), inputs: { ...result.inputs, ...presentOf(props, RECORDED) } };
   }
 
   update(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>): { outs: Record<string, unknown> } {
@@ -77,7 +78,7 @@ export class SessionProvider {
   }
 
   delete(id: string, props: Record<string, unknown>): Promise<void> {
-    return del(this.ctx, { id, props });
+    return del(this.ctx, { id, props, stateVersion: recordedStateVersion(props) });
   }
 }
 

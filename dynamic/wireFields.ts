@@ -2,7 +2,8 @@
  * The dynamic resource's wire fields, which no other front has. The SDK's resource (sdk/browserSession.ts)
  * sends the first four with its inputs, through `wireInputs`, and `__provider`, the stored provider text
  * (sdk/browserSession.ts); the dynamic provider (session.ts) records `__idempotencyKey` with the outputs. The core
- * takes what they carry as explicit options and knows none of these names.
+ * takes what they carry as explicit options and knows none of these names. (`__stateVersion`, the layout
+ * version of a session's record, is recorded by both fronts: engine-conventions/wire.ts, STATE_VERSION.)
  */
 export interface DynamicInputs {
   /** The resource's project/stack/name: the seed of its idempotency keys. */

@@ -15,6 +15,21 @@ export function withoutBookkeeping(o: Record<string, unknown>): Record<string, u
   return Object.fromEntries(Object.entries(o).filter(([k]) => !isBookkeeping(k)));
 }
 
+/**
+ * The bookkeeping output both fronts record a session's state layout version under (core/state.ts): written
+ * at create, import and refresh, read back at refresh and destroy. Not an output of the schema, and no diff
+ * compares it (diffs compare inputs).
+ */
+export const STATE_VERSION = "__stateVersion";
+
+/** The layout version recorded in a session's outputs, as the core takes it (absent before versions were recorded). */
+export const recordedStateVersion = (outs: Record<string, unknown>): unknown => outs[STATE_VERSION];
+
+/** `outs` with the layout version `version` recorded; as they are when the core gives none. */
+export function withStateVersion<T extends object>(outs: T, version: number | undefined): T {
+  return version === undefined ? outs : { ...outs, [STATE_VERSION]: version };
+}
+
 /** Any value as plain JSON: what protobuf's Struct takes. */
 export const plainJson = (v: unknown) => JSON.parse(JSON.stringify(v ?? {}));
 

@@ -3,7 +3,7 @@ import type { ProviderContext } from "../core/context";
 import { asInitFailure, create, del, read, readById } from "../core/controller";
 import { ConfigError } from "../core/errors";
 import { parseSessionsArgs, sessionsResult } from "../core/dataSources";
-import { reveal, unwrapProperties, wrapSecrets, urnName, isBookkeeping, withoutBookkeeping } from "../engine-conventions/wire";
+import { reveal, unwrapProperties, wrapSecrets, urnName, isBookkeeping, withoutBookkeeping, STATE_VERSION, recordedStateVersion, withStateVersion } from "../engine-conventions/wire";
 
 /** A property map as the engine sends it: secrets in the engine's envelope (engine-conventions/wire.ts). */
 type PropertyMap = Record<string, unknown>;
@@ -104,10 +104,10 @@ export class BrowserSessionAdapter {
     try {
       // The URN names the resource in its stack, its parents and its type: every attempt to create this
       // generation, in this run or the one after a killed update, derives the same idempotency key from it.
-      const { id, outs } = await create(this.ctx, { inputs, seed: urn, urn, name: urnName(urn), engineTimeoutSeconds });
-      return { id, outs: this.outputs(outs as unknown as Record<string, unknown>, secretNames) };
+      const { id, outs, stateVersion } = await create(this.ctx, { inputs, seed: urn, urn, name: urnName(urn), engineTimeoutSeconds });
+      return { id, outs: this.outputs(withStateVersion(outs as unknown as Record<string, unknown>, stateVersion), secretNames) };
     } catch (err) {
-      throw asInitFailure(err, (kept) => this.outputs(kept, secretNames));
+      throw asInitFailure(err, (kept, stateVersion) => this.outputs(withStateVersion(kept, stateVersion), secretNames));
     }
   }
 
@@ -131,15 +131,15 @@ export class BrowserSessionAdapter {
       }
       const found = await readById(this.ctx, id, doing);
       await this.ctx.reporter(urn).warning(unconfirmedWarning(id));
-      return { id, props: this.outputs(markUnconfirmed(found.outs) as unknown as Record<string, unknown>, []), inputs: found.inputs as unknown as Record<string, unknown> };
+      return { id, props: this.outputs(withStateVersion(markUnconfirmed(found.outs) as unknown as Record<string, unknown>, found.stateVersion), []), inputs: found.inputs as unknown as Record<string, unknown> };
     }
     const { plain, secretNames } = unwrapProperties(props);
-    const result = await read(this.ctx, { id, props: plain, urn, name: urn && urnName(urn) });
+    const result = await read(this.ctx, { id, props: plain, stateVersion: recordedStateVersion(plain), urn, name: urn && urnName(urn) });
     if (!result.id || !result.props) return { id: "", props: {}, inputs: {} };
     // A session's inputs never change after it starts, so the recorded ones (secrets still wrapped) are
     // what the program declares: a refresh then shows no change.
     const recorded = Object.keys(inputs).length > 0 ? inputs : wrapSecrets(result.inputs ?? {}, secretNames);
-    return { id: result.id, props: this.outputs(result.props, secretNames), inputs: recorded };
+    return { id: result.id, props: this.outputs(withStateVersion(result.props, result.stateVersion), secretNames), inputs: recorded };
   }
 
   update({ olds, news }: UpdateCall) {
@@ -150,7 +150,8 @@ export class BrowserSessionAdapter {
   }
 
   async delete({ id, props, urn, engineTimeoutSeconds }: DeleteCall): Promise<void> {
-    return del(this.ctx, { id, props: reveal(props) as Record<string, unknown>, urn, name: urn && urnName(urn), engineTimeoutSeconds });
+    const recorded = reveal(props) as Record<string, unknown>;
+    return del(this.ctx, { id, props: recorded, stateVersion: recordedStateVersion(recorded), urn, name: urn && urnName(urn), engineTimeoutSeconds });
   }
 
   /**
@@ -166,9 +167,9 @@ export class BrowserSessionAdapter {
     }));
   }
 
-  /** Outputs as the state keeps them: the share link secret, and each output whose input was secret. */
+  /** Outputs as the state keeps them: the share link secret, each output whose input was secret; of `__` names only STATE_VERSION. */
   private outputs(outs: Record<string, unknown>, secretInputs: Iterable<string>): Record<string, unknown> {
-    return wrapSecrets(withoutNulls(withoutBookkeeping(outs)), [...SECRET_OUTPUTS, ...secretInputs]);
+    return wrapSecrets(withoutNulls({ ...withoutBookkeeping(outs), [STATE_VERSION]: outs[STATE_VERSION] }), [...SECRET_OUTPUTS, ...secretInputs]);
   }
 }
 

@@ -13,6 +13,15 @@ function otherAccount(add = true) {
 
 const running = () => t.emu.control.sessions().filter((s) => s.status === "running").map((s) => s.vmId);
 
+/**
+ * A created session's outputs as a build before versions were recorded wrote them: no `__stateVersion`, and
+ * the owner record given (the contact hash of the builds before the salted fingerprint; none in 0.1.0).
+ */
+const unversioned = (outs: object, owner?: string): Record<string, unknown> => {
+  const { __stateVersion: _v, owner: _owner, ...rest } = outs as Record<string, unknown>;
+  return owner === undefined ? rest : { ...rest, owner };
+};
+
 const identity = (contact: string, subscriptions: string[] = ["sub_base", "sub_addon"], service = "https://api.example.com"): OwnerIdentity => ({
   contact,
   subscriptions,
@@ -208,7 +217,7 @@ describe("a second account whose contact differs only in case or spacing", () =>
 
   it("cannot drop or end a session recorded with the legacy fingerprint, which it shares", async () => {
     const { id, outs } = await t.provider().create({ browser: "chrome", __seed: "p/s/a" });
-    const props = { ...(outs as unknown as Record<string, unknown>), owner: legacyFingerprint("developer@example.test", t.emu.apiBaseUrl) };
+    const props = unversioned(outs, legacyFingerprint("developer@example.test", t.emu.apiBaseUrl));
     const other = twin(0);
     const refresh = await thrown(() => other.read(id, props));
     expect(refresh).toBeInstanceOf(OwnerUnprovenError);
@@ -259,7 +268,7 @@ describe("the same account", () => {
 
   it("records the fingerprint on the first refresh of a session recorded without one (state of 0.1.0)", async () => {
     const { id, outs } = await t.provider().create({ browser: "chrome", __seed: "p/s/a" });
-    const { owner: _owner, ...old } = outs as unknown as Record<string, unknown>;
+    const old = unversioned(outs);
     const read = await t.provider().read(id, old);
     expect(read.id).toBe(id);
     expect(read.props?.owner).toMatch(/^acct2-[0-9a-f]{16}-[0-9a-f]{16}(\+[0-9a-f]{16}){2}@svc-[0-9a-f]{12}$/);
@@ -271,7 +280,7 @@ describe("the same account", () => {
 
   it("replaces a legacy fingerprint on refresh, and destroys a session recorded with one", async () => {
     const { id, outs } = await t.provider().create({ browser: "chrome", __seed: "p/s/a" });
-    const props = { ...(outs as unknown as Record<string, unknown>), owner: legacyFingerprint("developer@example.test", t.emu.apiBaseUrl) };
+    const props = unversioned(outs, legacyFingerprint("developer@example.test", t.emu.apiBaseUrl));
     const read = await t.provider().read(id, props);
     expect(read.props?.owner).toMatch(/^acct2-/);
     await t.provider().delete(id, props);
@@ -280,10 +289,7 @@ describe("the same account", () => {
 });
 
 describe("a session recorded without a fingerprint (state of 0.1.0)", () => {
-  const without = (outs: object) => {
-    const { owner: _owner, ...old } = outs as Record<string, unknown>;
-    return old;
-  };
+  const without = (outs: object) => unversioned(outs);
 
   it("is kept in the stack when another account's key destroys it, naming the cause and both ways out", async () => {
     const { id, outs } = await t.provider().create({ browser: "chrome", __seed: "p/s/a" });

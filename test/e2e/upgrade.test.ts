@@ -18,13 +18,14 @@ const DYNAMIC_TYPE = TYPE;
 const NATIVE_TYPE = "remote-browser:index:BrowserSession";
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, "upgrade", name), "utf8");
 
-/** The sessions of one `stack export`: their ids (sorted) and their recorded owners. */
-async function recordedSessions(stack: E2EStack): Promise<{ ids: string[]; owners: unknown[] }> {
+/** The sessions of one `stack export`: their ids (sorted), their recorded owners and their state layout versions. */
+async function recordedSessions(stack: E2EStack): Promise<{ ids: string[]; owners: unknown[]; versions: unknown[] }> {
   const exported = JSON.parse(await stack.exportState());
   const sessions = (exported.deployment.resources ?? []).filter((r: { type: string }) => r.type === TYPE);
   return {
     ids: sessions.map((r: { id: string }) => r.id).sort(),
     owners: sessions.map((r: { outputs: Record<string, unknown> }) => r.outputs.owner),
+    versions: sessions.map((r: { outputs: Record<string, unknown> }) => r.outputs.__stateVersion),
   };
 }
 
@@ -89,12 +90,15 @@ it.concurrent("refreshes, previews without changes, updates in place and destroy
       expect(await sessionIds(stack)).toEqual(vmIds);
 
       const config = { readyTimeoutSeconds: "120" };
-      // The first refresh records the account fingerprint that 0.1.0 did not (an update of each session's
-      // outputs); from then on refresh finds nothing to change.
+      // 0.1.0 recorded no layout version (layout 1, inferred from the missing owner record).
+      expect((await recordedSessions(stack)).versions).toEqual(vmIds.map(() => undefined));
+      // The first refresh records the account fingerprint that 0.1.0 did not, and the layout version (an
+      // update of each session's outputs); from then on refresh finds nothing to change.
       const first = await stack.run("refresh");
       expect(first.changes.delete ?? 0).toBe(0);
-      const { ids, owners } = await recordedSessions(stack);
+      const { ids, owners, versions } = await recordedSessions(stack);
       expect(ids).toEqual(vmIds);
+      expect(versions).toEqual(vmIds.map(() => 3));
       expect(owners).toHaveLength(3);
       // Salted per session: three records that cannot be linked to each other, of one service.
       expect(new Set(owners).size).toBe(3);
@@ -102,10 +106,14 @@ it.concurrent("refreshes, previews without changes, updates in place and destroy
       expect(new Set(owners.map((o) => String(o).split("@")[1])).size).toBe(1);
 
       // The same sessions as the release before the salted fingerprint recorded them (a hash of the lower-cased
-      // contact): refresh recognises that record and replaces it with the current one.
+      // contact, and no layout version): refresh recognises that record (layout 2) and replaces it with the current one.
       const legacy = legacyFingerprint("developer@example.test", stack.emulator.apiBaseUrl);
       const exported = JSON.parse(await stack.exportState());
-      for (const r of exported.deployment.resources ?? []) if (r.type === TYPE) r.outputs.owner = legacy;
+      for (const r of exported.deployment.resources ?? []) {
+        if (r.type !== TYPE) continue;
+        r.outputs.owner = legacy;
+        delete r.outputs.__stateVersion;
+      }
       const stateFile = path.join(stack.workDir, "previous-format-state.json");
       fs.writeFileSync(stateFile, JSON.stringify(exported), { mode: 0o600 });
       const imported = await stack.cli(["stack", "import", "--file", stateFile]);
@@ -117,6 +125,7 @@ it.concurrent("refreshes, previews without changes, updates in place and destroy
       expect(refreshed.ids).toEqual(vmIds);
       expect(refreshed.owners).toHaveLength(3);
       for (const owner of refreshed.owners) expect(owner).toMatch(/^acct2-/);
+      expect(refreshed.versions).toEqual(vmIds.map(() => 3));
 
       await stack.run("refresh", { expectNoChanges: true });
       await stack.run("preview", { config, expectNoChanges: true });
@@ -187,11 +196,13 @@ it.concurrent("moves the dynamic sessions of a recorded ReviewSessions to the pl
       expect(active(stack)).toEqual(vmIds);
 
       // The plugin reads them now, and finds nothing to change; it records them without the dynamic
-      // provider's bookkeeping (its stored code and its keys).
+      // provider's bookkeeping (its stored code and its keys), but for the state's layout version, which the
+      // first refresh (the dynamic provider's, above) recorded and no diff compares.
       await stack.run("refresh", { expectNoChanges: true });
       const outputsOf = JSON.parse(await stack.exportState()).deployment.resources.filter((r: { type: string }) => r.type === NATIVE_TYPE);
       expect(outputsOf).toHaveLength(2);
-      for (const r of outputsOf) expect(Object.keys(r.outputs).filter((k) => k.startsWith("__"))).toEqual([]);
+      for (const r of outputsOf) expect(Object.keys(r.outputs).filter((k) => k.startsWith("__"))).toEqual(["__stateVersion"]);
+      for (const r of outputsOf) expect(r.outputs.__stateVersion).toBe(3);
       await stack.run("preview", { config, expectNoChanges: true });
       expect(await links(stack)).toEqual(recordedLinks);
 
