@@ -1,7 +1,8 @@
 import type { Dispatcher, EnvHttpProxyAgent } from "undici";
 import type { z } from "zod";
 import { envelopeSchema } from "./schemas";
-import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError, serviceTextScrubber } from "./errors";
+import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError } from "./errors";
+import { DERIVED_KEY_PREFIX, derivedKeyPattern, secretSpellings } from "./secretShapes";
 import { BudgetPriority, HeldTurn, RequestBudget, sharedBudget } from "./rate-budget";
 import { createHash } from "node:crypto";
 import { isLoopbackHost } from "./loopback";
@@ -479,4 +480,44 @@ export function retryDecision(input: RetryInput): RetryDecision {
 export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs">, random: number): number {
   const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(step / 2 + (step / 2) * random);
+}
+
+/**
+ * Service text is untrusted output. A `denied` answer may repeat the credentials it refused ("invalid key
+ * Bearer sk_…"), a proxy may echo a request back, and whatever the service writes becomes the message the
+ * engine prints -- where the CLI masks only values it knows to be secret (stack config set with
+ * `--secret`), not a key from the environment as CI passes it. So every piece of service text is scrubbed
+ * before it becomes part of an error, here: by the transport that sent the request and so knows its secrets.
+ */
+
+/**
+ * At most this many characters of service text reach an error: enough for any message the spec shows,
+ * while a service (or a proxy's error page) that answers with a whole request dump does not flood the
+ * engine's display and log with it.
+ */
+export const SERVICE_TEXT_MAX = 400;
+
+/** Shorter values are not searched for: replacing every "ab" would garble the message and hide nothing. */
+const MIN_SECRET_LENGTH = 3;
+
+const HIDDEN = "[redacted]";
+
+/**
+ * A function that hides `secrets` (the request's API key and idempotency key) in any of their spellings,
+ * any derived idempotency key and any bearer credential, and caps the result at SERVICE_TEXT_MAX characters.
+ * Scrubbed before capping: a cut could leave the start of a key no longer recognisable as one.
+ */
+export function serviceTextScrubber(secrets: Iterable<string | undefined>): (text: string) => string {
+  const literals = [...new Set([...secrets].filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH))]
+    .flatMap(secretSpellings)
+    .sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const s of literals) out = out.split(s).join(HIDDEN);
+    out = out
+      .replace(derivedKeyPattern(), `${DERIVED_KEY_PREFIX}${HIDDEN}`)
+      // Any credential presented in the Authorization header's form, the configured key's or another's.
+      .replace(/\b(Bearer|Basic)(\s+|%20|\+)(?!\[redacted\])[^\s"'<>,;]+/gi, `$1$2${HIDDEN}`);
+    return out.length > SERVICE_TEXT_MAX ? `${out.slice(0, SERVICE_TEXT_MAX)}… (${out.length - SERVICE_TEXT_MAX} more characters not shown)` : out;
+  };
 }
