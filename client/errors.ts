@@ -19,7 +19,8 @@ const BRAND = Symbol.for("pulumi-remote-browser.RemoteBrowserError");
 export type ErrorCode =
   | "denied" // status denied: bad key, unknown session, invalid field
   | "upgrade" // status upgrade: the plan lacks the feature or a limit is reached
-  | "insecure" // status insecure: a security or rate check failed (see `reason`)
+  | "insecure" // status insecure: a security check other than the rate limit failed (see `reason`)
+  | "rate_limited" // the per-key rate limit: status insecure with reason rate_limited, or an HTTP 429 without an answer
   | "service" // status error: a fault on the service side
   | "network" // no answer: connection refused, reset, DNS
   | "timeout" // no answer within the per-attempt timeout or the overall deadline
@@ -54,7 +55,7 @@ export interface ErrorContext {
   vmId?: string;
   /** The service's own words, for refusals. */
   serverMessage?: string;
-  /** For `insecure`: the check that failed (`rate_limited`, ...). */
+  /** For `insecure` and `rate_limited`: the check that failed (`rate_limited`, ...). */
   reason?: string;
   httpStatus?: number;
   /** For rate limits: how long the service asked us to wait. */
@@ -101,7 +102,7 @@ export class RemoteBrowserError extends Error {
 
   /** True when the service refused because of the per-key rate limit. */
   get rateLimited(): boolean {
-    return this.code === "insecure" && this.reason === "rate_limited";
+    return this.code === "rate_limited";
   }
 
   /**
@@ -151,7 +152,9 @@ export function errorFromAnswer(
   scrub: (serviceText: string) => string,
 ): RemoteBrowserError {
   const reason = answer.reason === undefined ? undefined : scrub(answer.reason);
-  return new RemoteBrowserError(CODES[answer.status], SUMMARIES[answer.status](reason), {
+  // The rate limit is the one `insecure` that asking again later cures: a code of its own, not a reason to look up.
+  const code = answer.status === "insecure" && reason === "rate_limited" ? "rate_limited" : CODES[answer.status];
+  return new RemoteBrowserError(code, SUMMARIES[answer.status](reason), {
     ...ctx,
     serverMessage: answer.message === undefined ? "(no message)" : scrub(answer.message),
     reason,

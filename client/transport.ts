@@ -245,7 +245,7 @@ export class Transport {
         throw new RemoteBrowserError("service", `HTTP ${httpStatus} without a JSON answer`, { ...ctx, httpStatus });
       }
       if (httpStatus === 429) {
-        throw new RemoteBrowserError("insecure", "the per-key rate limit was exceeded (HTTP 429)", {
+        throw new RemoteBrowserError("rate_limited", "the per-key rate limit was exceeded (HTTP 429)", {
           ...ctx,
           httpStatus,
           reason: "rate_limited",
@@ -372,7 +372,7 @@ function deadlineError(deadlineMs: number, attempts: number, last: RemoteBrowser
 
 function rateLimitOutlasted(elapsedMs: number, attempts: number, last: RemoteBrowserError, ctx: ErrorContext): RemoteBrowserError {
   return new RemoteBrowserError(
-    "insecure",
+    "rate_limited",
     `the per-key rate limit was still exceeded after ${attempts} attempts over ${Math.round(elapsedMs / 1000)} s ` +
       "(insecure, reason rate_limited): other clients of this API key use up its limit; try again later or use fewer stacks at once",
     { ...ctx, reason: "rate_limited", httpStatus: last.httpStatus, retryAfterMs: last.retryAfterMs, serverMessage: last.serverMessage, cause: last },
@@ -444,8 +444,8 @@ export function retryDecision(input: RetryInput): RetryDecision {
   const { error, attempt, elapsedMs, idempotent, policy } = input;
   // A refusal on the merits does not change by asking again.
   if (error.code === "denied" || error.code === "upgrade") return { retry: false, why: `${error.code} is final` };
-  // Security checks other than the rate limit are final too.
-  if (error.code === "insecure" && !error.rateLimited) return { retry: false, why: "security check failed" };
+  // Security checks other than the rate limit (which has its own code) are final too.
+  if (error.code === "insecure") return { retry: false, why: "security check failed" };
   // Local refusals and answers we cannot read: asking again gives the same result.
   if (LOCAL_OR_UNREADABLE.has(error.code)) {
     return { retry: false, why: `${error.code} is not transient` };

@@ -58,7 +58,7 @@ describe("the package's one error family", () => {
     expect(foreign).not.toBeInstanceOf(AccountMismatchError);
     expect(isRemoteBrowserError(foreign)).toBe(true);
     expect(new EngineGoneError("x")).toBeInstanceOf(copy.EngineGoneError);
-    const refused = new copy.RemoteBrowserError("insecure", "slow down", { operation: "read quota", reason: "rate_limited" });
+    const refused = new copy.RemoteBrowserError("rate_limited", "slow down", { operation: "read quota", reason: "rate_limited" });
     expect(refused).toBeInstanceOf(RemoteBrowserError);
     expect(refused.rateLimited).toBe(true);
   });
