@@ -1,8 +1,17 @@
 /**
- * The one error family of the client. Every failure a caller can see is a RemoteBrowserError with a
- * stable `code`; the service's refusals follow the answer's `status`. Errors are recognised by a
- * Symbol.for brand, not `instanceof`, because the dynamic provider's serialised code may hold a copy
- * of these classes that is not the one that threw.
+ * The package's one error family. Every failure a caller can see is a RemoteBrowserError with a stable
+ * `code`, so tools -- and tests -- tell them apart without reading the message: the client's (the
+ * service's refusals, which follow the answer's `status`; no usable answer; local refusals) and the
+ * provider's own decisions, each of which has a member class of its own (ConfigError, SessionKeptError, ...).
+ *
+ * A stack's stored provider loads the installed package at call time, but a program may hold another
+ * copy of these classes (two versions in one node_modules, or a bundled copy), and the dynamic provider's
+ * serialised code may hold a copy that is not the one that threw. So each error carries a `Symbol.for`
+ * brand, and `instanceof` is answered from the brand and the code, not from the prototype.
+ *
+ * Only a {@link SessionKeptError} of a failed create is given an `id` (SessionKeptError.recordedAs, which
+ * the fronts call): the dynamic provider host treats any error with an `id` as "created but failed to
+ * initialise" and keeps the resource in the state. The others name the session `vmId`, so that they can never be mistaken for that.
  */
 
 const BRAND = Symbol.for("pulumi-remote-browser.RemoteBrowserError");
@@ -10,39 +19,65 @@ const BRAND = Symbol.for("pulumi-remote-browser.RemoteBrowserError");
 export type ErrorCode =
   | "denied" // status denied: bad key, unknown session, invalid field
   | "upgrade" // status upgrade: the plan lacks the feature or a limit is reached
-  | "insecure" // status insecure: a security or rate check failed (see `reason`)
+  | "insecure" // status insecure: a security check other than the rate limit failed (see `reason`)
+  | "rate_limited" // the per-key rate limit: status insecure with reason rate_limited, or an HTTP 429 without an answer
   | "service" // status error: a fault on the service side
   | "network" // no answer: connection refused, reset, DNS
   | "timeout" // no answer within the per-attempt timeout or the overall deadline
   | "invalid_answer" // an answer that does not match the API's schema
   | "invalid_request" // refused locally: a request that the API's schema rejects
   | "insecure_transport" // refused locally: the key would cross the network in plain text
-  | "configuration"; // refused locally: missing or malformed settings
+  | "configuration" // refused locally: missing or malformed settings (ConfigError, when the provider's loader says so)
+  | "key_refused" // the service refused the API key, or the account has no programmatic access
+  | "validation" // an input breaks a rule where no per-property check report is possible (components)
+  | "stale_idempotency_key" // a key set by the user belongs to a session that has ended
+  | "idempotency_keys_exhausted" // every key of the derived chain belongs to an ended session
+  | "not_running_in_time" // the session was not running within readyTimeoutSeconds
+  | "preparation_failed" // the session's preparation ended in `error`
+  | "ended_while_starting" // the session ended, or was forgotten, before it was running
+  | "location_not_applied" // requireLocation is set and the location could not be applied
+  | "status_unreadable" // the session's status could not be read while waiting for it
+  | "kept_in_stack" // a failure left a session that the stack keeps, for a later destroy to end
+  | "engine_gone" // the engine went away; the provider stops acting
+  | "cancelled" // the engine cancelled the update (Ctrl-C); a session that was starting is ended
+  | "account_mismatch" // the session belongs to another account or service than the configured key's
+  | "owner_unproven" // the service does not know the session, and nothing shows the configured key's account made it
+  | "import_failed"; // the session named by the `import` option cannot be taken over
 
 export interface ErrorContext {
-  /** What the client was doing, e.g. "create session". */
-  operation: string;
+  /**
+   * What the client was doing, e.g. "create session". An error of the client's has one: its message says
+   * that this failed, then the service's words and the session. The provider's own decisions have none:
+   * their message is given whole.
+   */
+  operation?: string;
   /** The session concerned, when there is one. */
   vmId?: string;
   /** The service's own words, for refusals. */
   serverMessage?: string;
-  /** For `insecure`: the check that failed (`rate_limited`, ...). */
+  /** For `insecure` and `rate_limited`: the check that failed (`rate_limited`, ...). */
   reason?: string;
   httpStatus?: number;
   /** For rate limits: how long the service asked us to wait. */
   retryAfterMs?: number;
   cause?: unknown;
+  /** The setting or input at fault, when there is one: preview shows the failure on it. */
+  property?: string;
 }
+
+/** What a member of the family is given beside its message. */
+export type MemberContext = Pick<ErrorContext, "vmId" | "cause" | "property">;
 
 export class RemoteBrowserError extends Error {
   readonly [BRAND] = true;
   readonly code: ErrorCode;
-  readonly operation: string;
+  readonly operation?: string;
   readonly vmId?: string;
   readonly serverMessage?: string;
   readonly reason?: string;
   readonly httpStatus?: number;
   readonly retryAfterMs?: number;
+  readonly property?: string;
 
   constructor(code: ErrorCode, summary: string, ctx: ErrorContext) {
     super(composeMessage(summary, ctx));
@@ -51,6 +86,12 @@ export class RemoteBrowserError extends Error {
     if (ctx.cause !== undefined) Object.defineProperty(this, "cause", { value: ctx.cause, writable: true, configurable: true });
     this.name = "RemoteBrowserError";
     this.code = code;
+    if (ctx.operation === undefined) {
+      // A member's carries only the fields it was given, the client's every field of its context: each as it always has.
+      if (ctx.vmId !== undefined) this.vmId = ctx.vmId;
+      if (ctx.property !== undefined) this.property = ctx.property;
+      return;
+    }
     this.operation = ctx.operation;
     this.vmId = ctx.vmId;
     this.serverMessage = ctx.serverMessage;
@@ -61,11 +102,23 @@ export class RemoteBrowserError extends Error {
 
   /** True when the service refused because of the per-key rate limit. */
   get rateLimited(): boolean {
-    return this.code === "insecure" && this.reason === "rate_limited";
+    return this.code === "rate_limited";
+  }
+
+  /**
+   * `err instanceof ConfigError` holds for a ConfigError of any copy of this package: the brand says it
+   * is of the family, the code which member. `err instanceof RemoteBrowserError` holds for every error the
+   * package throws.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (!isRemoteBrowserError(value)) return false;
+    const code = (this as unknown as { CODE?: ErrorCode }).CODE;
+    return code === undefined || value.code === code;
   }
 }
 
 function composeMessage(summary: string, ctx: ErrorContext): string {
+  if (ctx.operation === undefined) return summary;
   const parts = [`${ctx.operation} failed: ${summary}`];
   if (ctx.serverMessage) parts.push(`service message: "${ctx.serverMessage}"`);
   if (ctx.vmId) parts.push(`vmId ${ctx.vmId}`);
@@ -89,8 +142,9 @@ const SUMMARIES: Record<"denied" | "upgrade" | "insecure" | "error", (reason?: s
 const CODES = { denied: "denied", upgrade: "upgrade", insecure: "insecure", error: "service" } as const;
 
 /**
- * Maps a non-ok answer to the error of its family. The service's words pass through `scrub` (see serviceTextScrubber, below)
- * on their way into the error: its `serverMessage`, its message, and whatever later errors quote of them.
+ * Maps a non-ok answer to the error of its family. The service's words pass through `scrub` (the
+ * transport's serviceTextScrubber) on their way into the error: its `serverMessage`, its message, and
+ * whatever later errors quote of them.
  */
 export function errorFromAnswer(
   answer: { status: "denied" | "upgrade" | "insecure" | "error"; message?: string; reason?: string },
@@ -98,82 +152,126 @@ export function errorFromAnswer(
   scrub: (serviceText: string) => string,
 ): RemoteBrowserError {
   const reason = answer.reason === undefined ? undefined : scrub(answer.reason);
-  return new RemoteBrowserError(CODES[answer.status], SUMMARIES[answer.status](reason), {
+  // The rate limit is the one `insecure` that asking again later cures: a code of its own, not a reason to look up.
+  const code = answer.status === "insecure" && reason === "rate_limited" ? "rate_limited" : CODES[answer.status];
+  return new RemoteBrowserError(code, SUMMARIES[answer.status](reason), {
     ...ctx,
     serverMessage: answer.message === undefined ? "(no message)" : scrub(answer.message),
     reason,
   });
 }
 
-/**
- * Service text is untrusted output. A `denied` answer may repeat the credentials it refused ("invalid key
- * Bearer sk_…"), a proxy may echo a request back, and whatever the service writes becomes the message the
- * engine prints -- where the CLI masks only values it knows to be secret (stack config set with
- * `--secret`), not a key from the environment as CI passes it. So every piece of service text is scrubbed
- * before it becomes part of an error, by the transport that sent the request and so knows its secrets.
- */
-
-/**
- * What every derived idempotency key looks like (core/launch.ts derives them). A derived key replays its
- * session's create (and so hands out its share link) to anyone holding the account's API key: the
- * transport hides such keys in the service's text, and the runner redacts anything of this shape.
- */
-export const DERIVED_KEY_PREFIX = "prb-";
-export const DERIVED_KEY_HEX_LENGTH = 48;
-
-/**
- * At most this many characters of service text reach an error: enough for any message the spec shows,
- * while a service (or a proxy's error page) that answers with a whole request dump does not flood the
- * engine's display and log with it.
- */
-export const SERVICE_TEXT_MAX = 400;
-
-/** Shorter values are not searched for: replacing every "ab" would garble the message and hide nothing. */
-const MIN_SECRET_LENGTH = 3;
-
-const HIDDEN = "[redacted]";
-
-/**
- * The spellings a secret takes in text: as is (also inside `Bearer …`), URL-encoded (upper- and lower-case
- * hex, `+` for a space as a form body writes it) and JSON-escaped once and twice (a message that quotes the
- * request body; a JSON event that quotes such a message). The transport's scrub and the runner's redaction
- * (runner/redact.ts) both search for these.
- */
-export function secretSpellings(secret: string): string[] {
-  const encoded = encodeURIComponent(secret);
-  const json = JSON.stringify(secret).slice(1, -1);
-  const forms = [
-    secret,
-    encoded,
-    encoded.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
-    encoded.replace(/%20/g, "+"),
-    json,
-    JSON.stringify(json).slice(1, -1),
-  ];
-  return [...new Set(forms)];
-}
-
-/** A derived idempotency key anywhere in a text (a new global expression each call: it keeps its place). */
-export function derivedKeyPattern(): RegExp {
-  return new RegExp(`${DERIVED_KEY_PREFIX}[0-9a-fA-F]{${DERIVED_KEY_HEX_LENGTH}}`, "g");
+/** A member's context as the base class takes it: without an `operation`, which would make the message the client's. */
+function given(ctx: MemberContext = {}): ErrorContext {
+  return { vmId: ctx.vmId, cause: ctx.cause, property: ctx.property };
 }
 
 /**
- * A function that hides `secrets` (the request's API key and idempotency key) in any of their spellings,
- * any derived idempotency key and any bearer credential, and caps the result at SERVICE_TEXT_MAX characters.
- * Scrubbed before capping: a cut could leave the start of a key no longer recognisable as one.
+ * One short class per code of the provider's own decisions. `name` and `code` are fixed per class; `CODE`
+ * is what `instanceof` compares.
  */
-export function serviceTextScrubber(secrets: Iterable<string | undefined>): (text: string) => string {
-  const literals = [...new Set([...secrets].filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH))]
-    .flatMap(secretSpellings)
-    .sort((a, b) => b.length - a.length);
-  return (text) => {
-    let out = text;
-    for (const s of literals) out = out.split(s).join(HIDDEN);
-    out = out
-      .replace(derivedKeyPattern(), `${DERIVED_KEY_PREFIX}${HIDDEN}`)
-      // Any credential presented in the Authorization header's form, the configured key's or another's.
-      .replace(/\b(Bearer|Basic)(\s+|%20|\+)(?!\[redacted\])[^\s"'<>,;]+/gi, `$1$2${HIDDEN}`);
-    return out.length > SERVICE_TEXT_MAX ? `${out.slice(0, SERVICE_TEXT_MAX)}… (${out.length - SERVICE_TEXT_MAX} more characters not shown)` : out;
+function member<C extends ErrorCode>(code: C, name: string) {
+  const Member = class extends RemoteBrowserError {
+    static readonly CODE: C = code;
+    declare readonly code: C;
+    constructor(message: string, ctx?: MemberContext) {
+      super(code, message, given(ctx));
+      this.name = name;
+    }
   };
+  Object.defineProperty(Member, "name", { value: name });
+  return Member;
+}
+
+export const ConfigError = member("configuration", "ConfigError");
+export type ConfigError = InstanceType<typeof ConfigError>;
+export const ValidationError = member("validation", "ValidationError");
+export type ValidationError = InstanceType<typeof ValidationError>;
+export const KeyRefusedError = member("key_refused", "KeyRefusedError");
+export type KeyRefusedError = InstanceType<typeof KeyRefusedError>;
+export const StaleIdempotencyKeyError = member("stale_idempotency_key", "StaleIdempotencyKeyError");
+export type StaleIdempotencyKeyError = InstanceType<typeof StaleIdempotencyKeyError>;
+export const IdempotencyKeysExhaustedError = member("idempotency_keys_exhausted", "IdempotencyKeysExhaustedError");
+export type IdempotencyKeysExhaustedError = InstanceType<typeof IdempotencyKeysExhaustedError>;
+export const NotRunningInTimeError = member("not_running_in_time", "NotRunningInTimeError");
+export type NotRunningInTimeError = InstanceType<typeof NotRunningInTimeError>;
+export const PreparationFailedError = member("preparation_failed", "PreparationFailedError");
+export type PreparationFailedError = InstanceType<typeof PreparationFailedError>;
+export const EndedWhileStartingError = member("ended_while_starting", "EndedWhileStartingError");
+export type EndedWhileStartingError = InstanceType<typeof EndedWhileStartingError>;
+export const LocationNotAppliedError = member("location_not_applied", "LocationNotAppliedError");
+export type LocationNotAppliedError = InstanceType<typeof LocationNotAppliedError>;
+export const StatusUnreadableError = member("status_unreadable", "StatusUnreadableError");
+export type StatusUnreadableError = InstanceType<typeof StatusUnreadableError>;
+export const EngineGoneError = member("engine_gone", "EngineGoneError");
+export type EngineGoneError = InstanceType<typeof EngineGoneError>;
+export const CancelledError = member("cancelled", "CancelledError");
+export type CancelledError = InstanceType<typeof CancelledError>;
+export const ImportError = member("import_failed", "ImportError");
+export type ImportError = InstanceType<typeof ImportError>;
+
+/** A session bound to one account and service, asked about with the key of another (see core/state.ts). */
+export class AccountMismatchError extends RemoteBrowserError {
+  static readonly CODE = "account_mismatch";
+  override readonly code = "account_mismatch" as const;
+  constructor(
+    message: string,
+    /** The fingerprint recorded with the session. */
+    readonly recorded: string,
+    /** The fingerprint of the configured key's account and service. */
+    readonly current: string,
+    ctx?: MemberContext,
+  ) {
+    super("account_mismatch", message, given(ctx));
+    this.name = "AccountMismatchError";
+  }
+}
+
+/**
+ * The service does not know a session whose record proves no owner (state of 0.1.0, or the legacy
+ * fingerprint): it may have ended, or belong to another account and run on. It stays in the stack.
+ */
+export const OwnerUnprovenError = member("owner_unproven", "OwnerUnprovenError");
+export type OwnerUnprovenError = InstanceType<typeof OwnerUnprovenError>;
+
+/**
+ * A failure that leaves a session running, kept in the stack so that a later `pulumi destroy` or
+ * `pulumi up` ends it: the one error of "created but not initialised". From create it carries the
+ * session's `outputs` (as recorded, share link included), which asInitFailure (core/controller.ts) turns
+ * into what both hosts record through `recordedAs`. From delete it has no outputs: the resource is in the
+ * state already and stays there.
+ */
+export class SessionKeptError extends RemoteBrowserError {
+  static readonly CODE = "kept_in_stack";
+  override readonly code = "kept_in_stack" as const;
+  /** The outputs of a session a failed create leaves running. */
+  readonly outputs?: Record<string, unknown>;
+  /** The engine's shape of a resource created but not initialised: only on what `recordedAs` returns. */
+  readonly id?: string;
+  readonly properties?: Record<string, unknown>;
+  readonly reasons?: string[];
+  constructor(message: string, ctx: MemberContext & { vmId: string; outputs?: Record<string, unknown>; properties?: Record<string, unknown> }) {
+    super("kept_in_stack", message, given(ctx));
+    this.name = "SessionKeptError";
+    // Not enumerable: an error may be printed or serialised whole.
+    if (ctx.outputs) Object.defineProperty(this, "outputs", { value: ctx.outputs, enumerable: false });
+    if (ctx.properties) {
+      this.id = ctx.vmId;
+      this.properties = ctx.properties;
+      this.reasons = [message];
+    }
+  }
+
+  /**
+   * This failure as both hosts record a resource that was created but failed to initialise: with `id`,
+   * `properties` (the outputs as asInitFailure in core/controller.ts records them: without the secret ones,
+   * in each front's own form of a property map) and `reasons`,
+   * the shape the dynamic provider host reads from the error it is thrown and the plugin's front door sends
+   * as `ErrorResourceInitFailed` (plugin/rpc.ts). Both fronts so record the same for one failed create. A
+   * delete's, with no outputs, is returned as it is.
+   */
+  recordedAs(properties: Record<string, unknown>): SessionKeptError {
+    if (!this.outputs) return this;
+    return new SessionKeptError(this.message, { vmId: this.vmId!, cause: this.cause, properties });
+  }
 }

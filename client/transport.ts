@@ -1,7 +1,8 @@
 import type { Dispatcher, EnvHttpProxyAgent } from "undici";
 import type { z } from "zod";
 import { envelopeSchema } from "./schemas";
-import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError, serviceTextScrubber } from "./errors";
+import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError } from "./errors";
+import { DERIVED_KEY_PREFIX, derivedKeyPattern, secretSpellings } from "./secretShapes";
 import { BudgetPriority, HeldTurn, RequestBudget, sharedBudget } from "./rate-budget";
 import { createHash } from "node:crypto";
 import { isLoopbackHost } from "./limits";
@@ -244,7 +245,7 @@ export class Transport {
         throw new RemoteBrowserError("service", `HTTP ${httpStatus} without a JSON answer`, { ...ctx, httpStatus });
       }
       if (httpStatus === 429) {
-        throw new RemoteBrowserError("insecure", "the per-key rate limit was exceeded (HTTP 429)", {
+        throw new RemoteBrowserError("rate_limited", "the per-key rate limit was exceeded (HTTP 429)", {
           ...ctx,
           httpStatus,
           reason: "rate_limited",
@@ -371,7 +372,7 @@ function deadlineError(deadlineMs: number, attempts: number, last: RemoteBrowser
 
 function rateLimitOutlasted(elapsedMs: number, attempts: number, last: RemoteBrowserError, ctx: ErrorContext): RemoteBrowserError {
   return new RemoteBrowserError(
-    "insecure",
+    "rate_limited",
     `the per-key rate limit was still exceeded after ${attempts} attempts over ${Math.round(elapsedMs / 1000)} s ` +
       "(insecure, reason rate_limited): other clients of this API key use up its limit; try again later or use fewer stacks at once",
     { ...ctx, reason: "rate_limited", httpStatus: last.httpStatus, retryAfterMs: last.retryAfterMs, serverMessage: last.serverMessage, cause: last },
@@ -443,8 +444,8 @@ export function retryDecision(input: RetryInput): RetryDecision {
   const { error, attempt, elapsedMs, idempotent, policy } = input;
   // A refusal on the merits does not change by asking again.
   if (error.code === "denied" || error.code === "upgrade") return { retry: false, why: `${error.code} is final` };
-  // Security checks other than the rate limit are final too.
-  if (error.code === "insecure" && !error.rateLimited) return { retry: false, why: "security check failed" };
+  // Security checks other than the rate limit (which has its own code) are final too.
+  if (error.code === "insecure") return { retry: false, why: "security check failed" };
   // Local refusals and answers we cannot read: asking again gives the same result.
   if (LOCAL_OR_UNREADABLE.has(error.code)) {
     return { retry: false, why: `${error.code} is not transient` };
@@ -479,4 +480,44 @@ export function retryDecision(input: RetryInput): RetryDecision {
 export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs">, random: number): number {
   const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(step / 2 + (step / 2) * random);
+}
+
+/**
+ * Service text is untrusted output. A `denied` answer may repeat the credentials it refused ("invalid key
+ * Bearer sk_…"), a proxy may echo a request back, and whatever the service writes becomes the message the
+ * engine prints -- where the CLI masks only values it knows to be secret (stack config set with
+ * `--secret`), not a key from the environment as CI passes it. So every piece of service text is scrubbed
+ * before it becomes part of an error, here: by the transport that sent the request and so knows its secrets.
+ */
+
+/**
+ * At most this many characters of service text reach an error: enough for any message the spec shows,
+ * while a service (or a proxy's error page) that answers with a whole request dump does not flood the
+ * engine's display and log with it.
+ */
+export const SERVICE_TEXT_MAX = 400;
+
+/** Shorter values are not searched for: replacing every "ab" would garble the message and hide nothing. */
+const MIN_SECRET_LENGTH = 3;
+
+const HIDDEN = "[redacted]";
+
+/**
+ * A function that hides `secrets` (the request's API key and idempotency key) in any of their spellings,
+ * any derived idempotency key and any bearer credential, and caps the result at SERVICE_TEXT_MAX characters.
+ * Scrubbed before capping: a cut could leave the start of a key no longer recognisable as one.
+ */
+export function serviceTextScrubber(secrets: Iterable<string | undefined>): (text: string) => string {
+  const literals = [...new Set([...secrets].filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH))]
+    .flatMap(secretSpellings)
+    .sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const s of literals) out = out.split(s).join(HIDDEN);
+    out = out
+      .replace(derivedKeyPattern(), `${DERIVED_KEY_PREFIX}${HIDDEN}`)
+      // Any credential presented in the Authorization header's form, the configured key's or another's.
+      .replace(/\b(Bearer|Basic)(\s+|%20|\+)(?!\[redacted\])[^\s"'<>,;]+/gi, `$1$2${HIDDEN}`);
+    return out.length > SERVICE_TEXT_MAX ? `${out.slice(0, SERVICE_TEXT_MAX)}… (${out.length - SERVICE_TEXT_MAX} more characters not shown)` : out;
+  };
 }

@@ -1,6 +1,6 @@
 import { isLoopbackHost } from "../client/limits";
 import type { ApiVersion } from "../client";
-import { ConfigError } from "./errors";
+import { ConfigError } from "../client/errors";
 
 /** The provider's settings, from the `remote-browser` config namespace with environment fallbacks. */
 export interface ProviderConfig {
@@ -147,7 +147,7 @@ export function settingText(key: string, value: unknown, label: SettingLabel = s
   throw new ConfigError(`${name} must be a ${type}, got ${Array.isArray(value) ? "a list" : `a ${typeof value}`}`, { property: key });
 }
 
-export { ConfigError } from "./errors";
+export { ConfigError } from "../client/errors";
 
 /**
  * The one config loader. `get` reads a key of the namespace without its prefix (`apiKey`), from the

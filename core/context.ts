@@ -1,6 +1,6 @@
 import { isRemoteBrowserError, type AccountAnswer, type ImagesAnswer, RemoteBrowserClient, type V7AccountAnswer, type ApiVersion } from "../client";
 import { ProviderConfig, loadConfig } from "./config";
-import { KeyRefusedError } from "./errors";
+import { KeyRefusedError } from "../client/errors";
 import { identityOf, ownerFingerprint, type OwnerIdentity } from "./state";
 
 /** What the operations are given instead of globals: replaced in tests. */

@@ -2,7 +2,7 @@ import { type ApiVersion, isRemoteBrowserError, type CreateAnswer, type CreateRe
 import type { ProviderContext, Reporter } from "./context";
 import { type SessionInputs, API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS, type SessionOutputs, errorText, fromEntry, mirrorInputs, unconfirmedWarning, inputsFrom, presentOf, SECRET_OUTPUTS, withoutNulls } from "./declaration";
 import { capacityPause, capacityStep, capacityWait, type CapacityWait, endingMakesRoom, type QueueProgress, sessionName, sessionProgress, generationKey, successorKey, throttled, WaitOutcome, describe, waitForRunning } from "./launch";
-import { CancelledError, EndedWhileStartingError, EngineGoneError, IdempotencyKeysExhaustedError, LocationNotAppliedError, NotRunningInTimeError, PreparationFailedError, ProviderError, ProviderErrorContext, SessionKeptError, StaleIdempotencyKeyError, StatusUnreadableError, ImportError, ValidationError } from "./errors";
+import { CancelledError, EndedWhileStartingError, EngineGoneError, IdempotencyKeysExhaustedError, LocationNotAppliedError, NotRunningInTimeError, PreparationFailedError, RemoteBrowserError, MemberContext, SessionKeptError, StaleIdempotencyKeyError, StatusUnreadableError, ImportError, ValidationError } from "../client/errors";
 import { assertSameRecord, unprovenOwner, type OwnerIdentity, recordsOwner, CURRENT_STATE_VERSION, inferredStateVersion } from "./state";
 
 /**
@@ -383,7 +383,7 @@ export function createLimit(readyTimeoutSeconds: number | undefined, engineTimeo
   return { seconds: ready, by: "readyTimeoutSeconds" };
 }
 
-type FailureClass = new (message: string, ctx?: ProviderErrorContext) => ProviderError;
+type FailureClass = new (message: string, ctx?: MemberContext) => RemoteBrowserError;
 
 /** What the wait's outcome means for the session: handed over, ended then failed, or failed as it is. */
 export type Settlement =

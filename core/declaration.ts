@@ -3,7 +3,10 @@ import { MAX_WAIT_FOR_CAPACITY_SECONDS } from "./config";
 import type { ImagesAnswer } from "../client/schemas";
 import type { ApiVersion, SessionEntry } from "../client";
 import type { ProviderContext } from "./context";
-import { KeyRefusedError } from "./errors";
+import { KeyRefusedError } from "../client/errors";
+
+/** The error of an input broken where no per-property report is possible: the plugin's components reach the client only through the core. */
+export { ValidationError } from "../client/errors";
 
 /**
  * Every field of a BrowserSession, declared once: its name (the API's own for what is sent to the

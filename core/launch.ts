@@ -1,8 +1,8 @@
 import { createHash, createHmac, randomUUID } from "node:crypto";
-import { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX } from "../client/errors";
+import { DERIVED_KEY_HEX_LENGTH, DERIVED_KEY_PREFIX } from "../client/secretShapes";
 import { API_INPUTS, presentOf } from "./declaration";
 import { RemoteBrowserError, type QuotaAnswer, type RemoteBrowserClient, hasEndedOrFailed, type SessionEntry, type SessionStatus } from "../client";
-import { CancelledError, EngineGoneError } from "./errors";
+import { CancelledError, EngineGoneError } from "../client/errors";
 import { clockOf, stopOf, type Clock, type PollSchedule, type Reporter, type Waiting } from "./context";
 
 /**

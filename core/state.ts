@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { versionedBaseUrl, type AccountAnswer, type V7AccountAnswer } from "../client";
-import { AccountMismatchError, OwnerUnprovenError } from "./errors";
+import { AccountMismatchError, OwnerUnprovenError } from "../client/errors";
 
 /**
  * Which account on which service a session belongs to. The service answers "unknown session" alike for a

@@ -1,8 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type Failure, differs } from "../core/declaration";
-import { CONFIG_FIELDS, CONFIG_NAMESPACE, isSetting, loadConfig, notASettingWarning, plainCredentialWarning, secretSettingOf, settingText, stackConfigLabel, type SettingLabel } from "../core/config";
-import { isProviderError } from "../core/errors";
+import { CONFIG_FIELDS, CONFIG_NAMESPACE, ConfigError, isSetting, loadConfig, notASettingWarning, plainCredentialWarning, secretSettingOf, settingText, stackConfigLabel, type SettingLabel } from "../core/config";
 import { isSecret, reveal, wrapSecrets, isBookkeeping, urnName, urnStack } from "../engine-conventions/wire";
 
 /**
@@ -87,7 +86,7 @@ export function checkConfig(
   try {
     loadConfig(settingsFrom(news, undefined, label), env, label);
   } catch (err) {
-    if (!isProviderError(err)) throw err;
+    if (!(err instanceof ConfigError)) throw err;
     failures.push({ property: "", reason: err.message });
   }
   const secretKeys = Object.entries(CONFIG_FIELDS)

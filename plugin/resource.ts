@@ -1,7 +1,7 @@
 import { check, type Failure, diff, update, INPUTS, SECRET_OUTPUTS, type SessionInputs, markUnconfirmed, unconfirmedWarning, withDeclaredAdopted, withoutNulls } from "../core/declaration";
 import type { ProviderContext } from "../core/context";
 import { asInitFailure, create, del, read, readById } from "../core/controller";
-import { ConfigError } from "../core/errors";
+import { ConfigError } from "../core/config";
 import { parseSessionsArgs, sessionsResult } from "../core/dataSources";
 import { reveal, unwrapProperties, wrapSecrets, urnName, isBookkeeping, withoutBookkeeping, STATE_VERSION, recordedStateVersion, withStateVersion } from "../engine-conventions/wire";
 

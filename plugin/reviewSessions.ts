@@ -4,7 +4,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { all, Output, secret } from "@pulumi/pulumi/output";
 import { ComponentResource, CustomResource } from "@pulumi/pulumi/resource";
 import { pluginIdentity, BROWSER_SESSION, REVIEW_SESSIONS } from "./identity";
-import { ValidationError } from "../core/errors";
+import { ValidationError } from "../core/declaration";
 import { SECRET_OUTPUTS } from "../core/declaration";
 import { DYNAMIC_SESSION_TYPE } from "../engine-conventions/wire";
 

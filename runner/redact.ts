@@ -1,4 +1,4 @@
-import { DERIVED_KEY_PREFIX, derivedKeyPattern, secretSpellings } from "../client/errors";
+import { DERIVED_KEY_PREFIX, derivedKeyPattern, secretSpellings } from "../client/secretShapes";
 
 /**
  * Redaction of what the engine writes while it runs. At higher log verbosity Pulumi itself prints secret

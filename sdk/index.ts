@@ -5,6 +5,7 @@
  * @packageDocumentation
  * @module pulumi-remote-browser
  */
+import { RemoteBrowserError, isRemoteBrowserError, type ErrorCode } from "../client/errors";
 export { BrowserSession } from "./browserSession";
 export type { BrowserSessionArgs, ShareLanguage } from "./browserSession";
 export {
@@ -32,7 +33,6 @@ export type {
   UsageMeterFields,
   UsagePool,
 } from "../core/dataSources";
-export { isRemoteBrowserError } from "../client/errors";
 export {
   AccountMismatchError,
   CancelledError,
@@ -46,13 +46,56 @@ export {
   NotRunningInTimeError,
   OwnerUnprovenError,
   PreparationFailedError,
-  ProviderError,
+  RemoteBrowserError,
   SessionKeptError,
   StaleIdempotencyKeyError,
   StatusUnreadableError,
   ValidationError,
-  isProviderError,
-} from "../core/errors";
-export type { ProviderErrorCode } from "../core/errors";
-export type { ErrorCode, RemoteBrowserError } from "../client/errors";
+  isRemoteBrowserError,
+} from "../client/errors";
+export type { ErrorCode } from "../client/errors";
 export { CONFIG_NAMESPACE, DEFAULT_BASE_URL, ENV_API_KEY, ENV_BASE_URL } from "../core/config";
+
+/**
+ * The codes of the provider's own decisions: those of the second error family of earlier releases, which
+ * kept them apart from the client's. They stay a list here only for the deprecated names below.
+ */
+const PROVIDER_CODES = [
+  "configuration",
+  "key_refused",
+  "validation",
+  "stale_idempotency_key",
+  "idempotency_keys_exhausted",
+  "not_running_in_time",
+  "preparation_failed",
+  "ended_while_starting",
+  "location_not_applied",
+  "status_unreadable",
+  "kept_in_stack",
+  "engine_gone",
+  "cancelled",
+  "account_mismatch",
+  "owner_unproven",
+  "import_failed",
+] as const satisfies readonly ErrorCode[];
+
+/** @deprecated Use {@link ErrorCode}: one union holds the codes of every error the package throws. */
+export type ProviderErrorCode = (typeof PROVIDER_CODES)[number];
+
+/**
+ * @deprecated Use {@link RemoteBrowserError}, the base class of every error the package throws (this is
+ * that class under its earlier name: `instanceof ProviderError` now holds for the client's errors too).
+ */
+export const ProviderError = RemoteBrowserError;
+/** @deprecated Use {@link RemoteBrowserError}. */
+export type ProviderError = RemoteBrowserError;
+
+/**
+ * True for an error whose code is one of the provider's own decisions ({@link ProviderErrorCode}), of any
+ * copy of the package.
+ *
+ * @deprecated Use {@link isRemoteBrowserError}, and the `code` or `instanceof` a member class (`ConfigError`, ...).
+ */
+export function isProviderError(err: unknown): err is RemoteBrowserError & { code: ProviderErrorCode } {
+  return isRemoteBrowserError(err) && (PROVIDER_CODES as readonly string[]).includes(err.code);
+}

@@ -107,7 +107,7 @@ describe("service refusals through the client", () => {
     await client.quota();
     // No real time passes between attempts (the sleep is instant), so the bucket stays empty.
     const err = await thrown(() => client.quota());
-    expect(err).toMatchObject({ code: "insecure", reason: "rate_limited", rateLimited: true, httpStatus: 429, retryAfterMs: 1000 });
+    expect(err).toMatchObject({ code: "rate_limited", reason: "rate_limited", rateLimited: true, httpStatus: 429, retryAfterMs: 1000 });
     expect(err.message).toMatch(/the per-key rate limit was still exceeded after 4 attempts over \d+ s \(insecure, reason rate_limited\)/);
     expect(t.requests("quota").map((r) => r.httpStatus)).toEqual([200, 429, 429, 429, 429]);
     expect(t.backoff).toEqual([1000, 1000, 1000]);
@@ -202,7 +202,7 @@ describe("the error family", () => {
 
     expect(errors).toHaveLength(10);
     expect(new Set(errors.map((e) => (e as RemoteBrowserError).code))).toEqual(
-      new Set(["denied", "insecure", "service", "network", "timeout", "insecure_transport"]),
+      new Set(["denied", "insecure", "rate_limited", "service", "network", "timeout", "insecure_transport"]),
     );
     for (const err of errors) {
       expect(isRemoteBrowserError(err)).toBe(true);
@@ -217,7 +217,7 @@ describe("errorFromAnswer (a refusal of the service as an error of the family)",
   const rows: Array<[string, { status: "denied" | "upgrade" | "insecure" | "error"; message?: string; reason?: string }, string, RegExp, boolean]> = [
     ["denied", { status: "denied", message: "invalid API key" }, "denied", /^read quota failed: the service refused the request \(denied\); service message: "invalid API key"$/, false],
     ["upgrade", { status: "upgrade", message: "limit" }, "upgrade", /the account's plan does not include this or one of its limits is reached \(upgrade\)/, false],
-    ["insecure, rate limited", { status: "insecure", reason: "rate_limited" }, "insecure", /the per-key rate limit was exceeded \(insecure, reason rate_limited\); service message: "\(no message\)"$/, true],
+    ["insecure, rate limited", { status: "insecure", reason: "rate_limited" }, "rate_limited", /the per-key rate limit was exceeded \(insecure, reason rate_limited\); service message: "\(no message\)"$/, true],
     ["insecure, another reason", { status: "insecure", reason: "suspicious_request" }, "insecure", /a security check failed \(insecure, reason suspicious_request\)/, false],
     ["insecure, no reason", { status: "insecure" }, "insecure", /a security check failed \(insecure\);/, false],
     ["error", { status: "error", message: "boom" }, "service", /the service reported a fault on its side \(error\); service message: "boom"/, false],

@@ -12,7 +12,7 @@ function decide(error: RemoteBrowserError, over: Partial<RetryInput> = {}) {
   return retryDecision({ error, attempt: 1, elapsedMs: 0, idempotent: true, policy: POLICY, random: 0.5, ...over });
 }
 
-const rateLimited = () => failure("insecure", { reason: "rate_limited" });
+const rateLimited = () => failure("rate_limited", { reason: "rate_limited" });
 
 describe("retryDecision", () => {
   const final: [string, () => RemoteBrowserError][] = [
@@ -93,12 +93,12 @@ describe("retryDecision", () => {
   });
 
   it("waits at least as long as the service asked (retryAfterMs)", () => {
-    const error = failure("insecure", { reason: "rate_limited", retryAfterMs: 3_000 });
+    const error = failure("rate_limited", { reason: "rate_limited", retryAfterMs: 3_000 });
     expect(decide(error)).toEqual({ retry: true, delayMs: 3_000 });
   });
 
   it("waits as long as the service asked, however short (retryAfterMs)", () => {
-    const error = failure("insecure", { reason: "rate_limited", retryAfterMs: 1 });
+    const error = failure("rate_limited", { reason: "rate_limited", retryAfterMs: 1 });
     expect(decide(error, { attempt: 3, random: 0.99 })).toEqual({ retry: true, delayMs: 1 });
   });
 
@@ -108,7 +108,7 @@ describe("retryDecision", () => {
   });
 
   it("does not retry when the service's retryAfterMs would pass maxElapsedMs", () => {
-    const error = failure("insecure", { reason: "rate_limited", retryAfterMs: POLICY.maxElapsedMs });
+    const error = failure("rate_limited", { reason: "rate_limited", retryAfterMs: POLICY.maxElapsedMs });
     expect(decide(error, { elapsedMs: 1 }).retry).toBe(false);
   });
 

@@ -135,7 +135,7 @@ describe("answers that do not match the API", () => {
   it("treats an HTTP 429 without a JSON answer as the rate limit and honours its Retry-After", async () => {
     const svc = await serve("Too Many Requests", 429, { "retry-after": "2" });
     const err = await thrown(() => t.client({ baseUrl: svc.baseUrl, retry: { maxElapsedMs: 3_000 } }).quota());
-    expect(err).toMatchObject({ code: "insecure", reason: "rate_limited", rateLimited: true, httpStatus: 429, retryAfterMs: 2000 });
+    expect(err).toMatchObject({ code: "rate_limited", reason: "rate_limited", rateLimited: true, httpStatus: 429, retryAfterMs: 2000 });
     expect(svc.hits()).toBe(2);
     expect(t.backoff).toEqual([2000]);
   });

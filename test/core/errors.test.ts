@@ -10,50 +10,73 @@ import {
   EngineGoneError,
   NotRunningInTimeError,
   PreparationFailedError,
-  ProviderError,
+  RemoteBrowserError,
   SessionKeptError,
-  isProviderError,
-} from "../../core/errors";
+  errorFromAnswer,
+  isRemoteBrowserError,
+} from "../../client/errors";
 import { asInitFailure, settlement } from "../../core/controller";
 import type { WaitOutcome } from "../../core/launch";
 
 /** A second copy of errors.ts, loaded apart from this one (as a bundled or duplicated package would be). */
-function otherCopy(): typeof import("../../core/errors") {
-  const source = fs.readFileSync(path.join(__dirname, "../../core/errors.ts"), "utf8");
+function otherCopy(): typeof import("../../client/errors") {
+  const source = fs.readFileSync(path.join(__dirname, "../../client/errors.ts"), "utf8");
   const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText;
   const module = { exports: {} as Record<string, unknown> };
   vm.runInNewContext(js, { module, exports: module.exports, Symbol, Object, Error });
   return module.exports as never;
 }
 
-describe("the provider's error family", () => {
+describe("the package's one error family", () => {
   it("gives each member a fixed name and a stable code, and instanceof follows the code", () => {
     const err = new NotRunningInTimeError("session vm-1 was not running", { vmId: "vm-1" });
     expect(err.name).toBe("NotRunningInTimeError");
     expect(err.code).toBe("not_running_in_time");
     expect(err.vmId).toBe("vm-1");
     expect(err).toBeInstanceOf(NotRunningInTimeError);
-    expect(err).toBeInstanceOf(ProviderError);
+    expect(err).toBeInstanceOf(RemoteBrowserError);
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(PreparationFailedError);
-    expect(isProviderError(err)).toBe(true);
-    expect(isProviderError(new Error("x"))).toBe(false);
+    expect(isRemoteBrowserError(err)).toBe(true);
+    expect(isRemoteBrowserError(new Error("x"))).toBe(false);
+  });
+
+  it("holds the client's errors too: one base class, one brand, one code", () => {
+    const refused = errorFromAnswer({ status: "denied", message: "invalid API key" }, { operation: "read account" }, (text) => text);
+    expect(refused).toBeInstanceOf(RemoteBrowserError);
+    expect(refused).not.toBeInstanceOf(NotRunningInTimeError);
+    // A member's message is its own, whole: neither an operation nor the session is added to it.
+    expect(new NotRunningInTimeError("session vm-1 was not running", { vmId: "vm-1" }).message).toBe("session vm-1 was not running");
+    expect(refused.message).toBe('read account failed: the service refused the request (denied); service message: "invalid API key"');
   });
 
   it("recognises errors made by another copy of the package (Symbol.for brand)", () => {
     const copy = otherCopy();
     const foreign = new copy.EngineGoneError("the engine went away", { vmId: "vm-2" });
     expect(foreign).toBeInstanceOf(EngineGoneError);
-    expect(foreign).toBeInstanceOf(ProviderError);
+    expect(foreign).toBeInstanceOf(RemoteBrowserError);
     expect(foreign).not.toBeInstanceOf(AccountMismatchError);
-    expect(isProviderError(foreign)).toBe(true);
+    expect(isRemoteBrowserError(foreign)).toBe(true);
     expect(new EngineGoneError("x")).toBeInstanceOf(copy.EngineGoneError);
+    const refused = new copy.RemoteBrowserError("rate_limited", "slow down", { operation: "read quota", reason: "rate_limited" });
+    expect(refused).toBeInstanceOf(RemoteBrowserError);
+    expect(refused.rateLimited).toBe(true);
   });
 
   it("is exported as values from the package's entry point", () => {
-    for (const name of ["ProviderError", "AccountMismatchError", "SessionKeptError", "ConfigError", "StaleIdempotencyKeyError", "isProviderError"]) {
+    for (const name of ["RemoteBrowserError", "AccountMismatchError", "SessionKeptError", "ConfigError", "StaleIdempotencyKeyError", "isRemoteBrowserError"]) {
       expect(typeof (pkg as Record<string, unknown>)[name]).toBe("function");
     }
+  });
+
+  it("keeps the earlier release's names as deprecated aliases: ProviderError the base class, isProviderError for the provider's own codes", () => {
+    expect(pkg.ProviderError).toBe(RemoteBrowserError);
+    const decided = new pkg.ConfigError("remote-browser:baseUrl is not an absolute http(s) URL", { property: "baseUrl" });
+    expect(decided).toBeInstanceOf(pkg.ProviderError);
+    expect(pkg.isProviderError(decided)).toBe(true);
+    expect(pkg.isProviderError(new AccountMismatchError("m", "a", "b"))).toBe(true);
+    expect(pkg.isProviderError(new RemoteBrowserError("denied", "refused", { operation: "read account" }))).toBe(false);
+    expect(pkg.isProviderError(new Error("x"))).toBe(false);
   });
 
   it("keeps the shape the dynamic provider host recognises for a created-but-failed session, and only then has an id", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AccountMismatchError, OwnerUnprovenError, ProviderError, SessionKeptError } from "../../core/errors";
+import { AccountMismatchError, OwnerUnprovenError, RemoteBrowserError, SessionKeptError } from "../../client/errors";
 import { ownerFingerprint, serviceAddress, assertSameOwner, legacyFingerprint, type OwnerIdentity } from "../../core/state";
 import { thrown, useEmulator } from "../helpers/emulator";
 
@@ -148,7 +148,7 @@ describe("a session asked about with another account's key", () => {
     const polled = t.requests("status").length;
     const err = await thrown(() => otherAccount().read(id, props));
     expect(err).toBeInstanceOf(AccountMismatchError);
-    expect(err).toBeInstanceOf(ProviderError);
+    expect(err).toBeInstanceOf(RemoteBrowserError);
     expect(err.code).toBe("account_mismatch");
     expect(err.recorded).toBe(outs.owner);
     const salt = String(outs.owner).slice(0, "acct2-".length + 16);

@@ -5,7 +5,7 @@ import { blocks, read } from "./markdown";
 /**
  * What "BrowserSession in depth" (docs/browser-session.md) restates of the code's tables: the inputs with
  * what a change does (core/declaration.ts INPUTS), the outputs and which are secret (OUTPUTS), and the codes of
- * the provider's error family (core/errors.ts ProviderErrorCode).
+ * the package's one error family (client/errors.ts ErrorCode).
  */
 const PAGE = "docs/browser-session.md";
 const text = read(PAGE);
@@ -27,14 +27,14 @@ describe(`${PAGE} against the code's tables`, () => {
     expect(secret.sort()).toEqual(Object.entries(OUTPUTS).filter(([, f]) => "secret" in f && f.secret).map(([n]) => n).sort());
   });
 
-  it("the error codes named are the provider's error family, every one of them", () => {
-    const source = read("core/errors.ts").replace(/\/\/.*$/gm, "");
-    const union = /export type ProviderErrorCode =([\s\S]*?);/.exec(source)![1]!;
+  it("the error codes named are the package's error family, every one of them", () => {
+    const source = read("client/errors.ts").replace(/\/\/.*$/gm, "");
+    const union = /export type ErrorCode =([\s\S]*?);/.exec(source)![1]!;
     const codes = [...union.matchAll(/"([a-z_]+)"/g)].map((m) => m[1]!);
-    const paragraph = blocks(text).find((b) => b.kind === "text" && b.text.startsWith("Failures the provider decides on"));
+    const paragraph = blocks(text).find((b) => b.kind === "text" && b.text.startsWith("Every error the package throws"));
     if (paragraph?.kind !== "text") throw new Error("no paragraph of error codes");
-    // The list runs from the brand's explanation to the service's own codes.
-    const list = paragraph.text.split("brand):")[1]!.split("The service's refusals")[0]!;
+    // The list runs from the brand's explanation to the per-property reports.
+    const list = paragraph.text.split("brand):")[1]!.split("Inputs that break a rule")[0]!;
     const named = names(list).filter((n) => n !== "ReviewSessions");
     expect(named.sort()).toEqual(codes.sort());
   });

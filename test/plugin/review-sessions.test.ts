@@ -4,7 +4,7 @@ import { DYNAMIC_SESSION_TYPE } from "../../engine-conventions/wire";
 import { ReviewSessions } from "../../plugin/reviewSessions";
 import { pluginIdentity } from "../../plugin/identity";
 import { RemoteBrowserComponentProvider } from "../../plugin/provider";
-import { ValidationError } from "../../core/errors";
+import { ValidationError } from "../../client/errors";
 import { PROJECT, STACK, secret, useMockEngine, value } from "../sdk/mocks";
 
 /**
