@@ -18,7 +18,7 @@ import {
   type SessionStateV2,
   type SessionStateV3,
 } from "../../core/state";
-import { NativeBrowserSessions } from "../../plugin/resource";
+import { BrowserSessionAdapter } from "../../plugin/resource";
 import type { SessionSeed } from "../../emulator";
 import { thrown, useEmulator } from "../helpers/emulator";
 
@@ -239,19 +239,19 @@ describe("the layout version recorded", () => {
   });
 
   it("by the plugin's create, import and refresh, the one bookkeeping output it keeps", async () => {
-    const native = new NativeBrowserSessions(t.provider().ctx);
-    const created = await native.create(URN, { browser: "chrome" }, undefined);
+    const native = new BrowserSessionAdapter(t.provider().ctx);
+    const created = await native.create({ urn: URN, news: { browser: "chrome" } });
     expect(created.outs.__stateVersion).toBe(CURRENT_STATE_VERSION);
     expect(Object.keys(created.outs).filter((k) => k.startsWith("__"))).toEqual(["__stateVersion"]);
     const vmId = (await t.client().createSession({ browser: "firefox" })).vmId;
-    const imported = await native.read(vmId, {}, {});
+    const imported = await native.read({ id: vmId, props: {}, inputs: {} });
     expect(imported.props.__stateVersion).toBe(CURRENT_STATE_VERSION);
     // A session moved over from the dynamic provider, recorded before versions were: the plugin's refresh records it.
     const { __stateVersion: _v, ...unversioned } = created.outs;
-    const refreshed = await native.read(created.id, { ...unversioned, __idempotencyKey: "prb-x" }, { browser: "chrome" });
+    const refreshed = await native.read({ id: created.id, props: { ...unversioned, __idempotencyKey: "prb-x" }, inputs: { browser: "chrome" } });
     expect(refreshed.props.__stateVersion).toBe(CURRENT_STATE_VERSION);
     expect(refreshed.props).not.toHaveProperty("__idempotencyKey");
-    expect(native.diff(created.id, refreshed.props, { browser: "chrome" }).changes).toBe(false);
-    expect(native.update(refreshed.props, { browser: "chrome" }).outs.__stateVersion).toBe(CURRENT_STATE_VERSION);
+    expect(native.diff({ id: created.id, olds: refreshed.props, news: { browser: "chrome" } }).changes).toBe(false);
+    expect(native.update({ olds: refreshed.props, news: { browser: "chrome" } }).outs.__stateVersion).toBe(CURRENT_STATE_VERSION);
   });
 });
