@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { AccountMismatchError } from "../../core/errors";
+import { AccountMismatchError } from "../../client/errors";
 import {
   CURRENT_STATE_VERSION,
   checkV3,
