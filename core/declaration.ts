@@ -269,14 +269,23 @@ export interface Failure {
 }
 
 /**
+ * The typed requests of the declaration's operations, as the controller's (controller.ts) are: the inputs
+ * the program declares (`news`) and, for diff and update, what the state records (`olds`: the outputs).
+ */
+export interface CheckRequest {
+  news: Record<string, unknown>;
+}
+export interface DiffRequest {
+  olds: Record<string, unknown>;
+  news: Record<string, unknown>;
+}
+export type UpdateRequest = DiffRequest;
+
+/**
  * Preview's check: every input is validated before any session is started -- the field table's rules,
  * then what only the service's catalog and the account can tell. It reads; it never starts anything.
  */
-export async function check(
-  ctx: ProviderContext,
-  _olds: Record<string, unknown>,
-  news: Record<string, unknown>,
-): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
+export async function check(ctx: ProviderContext, { news }: CheckRequest): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
   const version = ctx.version();
   const failures = staticFailures(news, version.name);
   await checkAccount(ctx);
@@ -415,7 +424,7 @@ export type ChangeKind = "update" | "replace";
  * the service replaces it -- except the share link's language, which is a segment of the link; the
  * provider's own inputs change in place. No API call.
  */
-export function diff(olds: Record<string, unknown>, news: Record<string, unknown>) {
+export function diff({ olds, news }: DiffRequest) {
   const replaces = REPLACING_INPUTS.filter((k) => differs(olds[k], news[k]));
   const updates = IN_PLACE_INPUTS.filter((k) => differs(olds[k], news[k]));
   const detailed: Record<string, ChangeKind> = {};
@@ -440,7 +449,7 @@ export function diff(olds: Record<string, unknown>, news: Record<string, unknown
  * Update: records the in-place inputs; nothing is sent to the service. A new shareLanguage rewrites the
  * `<locale>` segment of the recorded share links (`{share_base}/<locale>/s?<link_id>`).
  */
-export function update(olds: Record<string, unknown>, news: Record<string, unknown>): { outs: Record<string, unknown> } {
+export function update({ olds, news }: UpdateRequest): { outs: Record<string, unknown> } {
   const outs = { ...olds };
   for (const k of IN_PLACE_INPUTS) outs[k] = news[k] ?? undefined;
   const locale = typeof news.shareLanguage === "string" ? news.shareLanguage : DEFAULT_SHARE_LANGUAGE;

@@ -33,12 +33,12 @@ export class SessionProvider {
   }
 
   check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
-    return check(this.ctx, olds, news);
+    return check(this.ctx, { news });
   }
 
   diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
     this.ctx.recordedSessionShown(id);
-    const { changes, replaces, updates, deleteBeforeReplace } = diff(olds, news);
+    const { changes, replaces, updates, deleteBeforeReplace } = diff({ olds, news });
     // The program's replaceOnChanges, which the engine cannot apply to a dynamic resource (see wireFields.ts).
     const asked = Array.isArray(news.__replaceOnChanges) ? (news.__replaceOnChanges as unknown[]) : [];
     const replacedByOption = updates.filter((k) => asked.includes(k) || asked.includes("*"));
@@ -74,7 +74,7 @@ export class SessionProvider {
   }
 
   update(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>): { outs: Record<string, unknown> } {
-    return update(olds, news);
+    return update({ olds, news });
   }
 
   delete(id: string, props: Record<string, unknown>): Promise<void> {

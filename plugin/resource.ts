@@ -72,7 +72,7 @@ export class BrowserSessionAdapter {
   }
 
   async check({ news }: CheckCall): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
-    const { failures } = await check(this.ctx, {}, reveal(news) as Record<string, unknown>);
+    const { failures } = await check(this.ctx, { news: reveal(news) as Record<string, unknown> });
     for (const name of Object.keys(news)) {
       // An own property: `constructor` or `toString` are not inputs, whatever the prototype holds.
       if (!Object.prototype.hasOwnProperty.call(INPUTS, name) && !isBookkeeping(name)) failures.push({ property: name, reason: `is not an input of BrowserSession (inputs: ${Object.keys(INPUTS).join(", ")})` });
@@ -87,7 +87,7 @@ export class BrowserSessionAdapter {
     const o = sides.olds;
     const n = sides.news;
     this.ctx.recordedSessionShown(id);
-    const { changes, replaces, updates, detailed, deleteBeforeReplace } = diff(o, n);
+    const { changes, replaces, updates, detailed, deleteBeforeReplace } = diff({ olds: o, news: n });
     // Per property, as `pulumi preview --diff` shows it: added, removed or changed, and whether on the
     // running session or on a new one.
     const detailedDiff = Object.entries(detailed).map(([property, kind]) => ({
@@ -145,7 +145,7 @@ export class BrowserSessionAdapter {
   update({ olds, news }: UpdateCall) {
     const o = unwrapProperties(olds);
     const n = unwrapProperties(news);
-    const { outs } = update(o.plain, n.plain);
+    const { outs } = update({ olds: o.plain, news: n.plain });
     return { outs: this.outputs(outs, new Set([...o.secretNames, ...n.secretNames])) };
   }
 

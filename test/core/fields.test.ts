@@ -18,10 +18,10 @@ describe("the field table is the one declaration", () => {
   it("decides diff: every replacing field replaces, every in-place field updates", () => {
     const olds = { browser: "chrome" };
     for (const field of REPLACING_INPUTS) {
-      expect(diff(olds, { ...olds, [field]: field === "browser" ? "firefox" : "x" }).replaces).toEqual([field]);
+      expect(diff({ olds, news: { ...olds, [field]: field === "browser" ? "firefox" : "x" } }).replaces).toEqual([field]);
     }
     for (const field of IN_PLACE_INPUTS) {
-      const d = diff(olds, { ...olds, [field]: 1 });
+      const d = diff({ olds, news: { ...olds, [field]: 1 } });
       expect(d).toEqual({ changes: true, replaces: [], updates: [field], detailed: { [field]: "update" }, deleteBeforeReplace: true });
     }
   });
