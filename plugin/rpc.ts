@@ -1,3 +1,4 @@
+import type { SessionKeptError } from "../core/controller";
 import type { PulumiModules } from "../engine-conventions/sdkInternals";
 import { plainJson } from "../engine-conventions/wire";
 
@@ -58,14 +59,17 @@ export type Call = { request: any }; // eslint-disable-line @typescript-eslint/n
 export type Handler = (call: Call, callback: Callback) => void;
 
 /**
- * The engine's message for a failed call. A create that leaves a session it could not end carries the
- * engine's "created but failed to initialise" details, so the session stays in the state for destroy.
+ * The engine's message for a failed call. A create that leaves a session it could not end fails with the
+ * one error of "created but not initialised", a SessionKeptError given the engine's shape (asInitFailure in
+ * core/controller.ts): it goes out with the engine's "created but failed to initialise" details, so the
+ * session stays in the state for destroy. Recognised by its code, not its class: the front door loads no
+ * part of the core or the client before the call that needs it.
  */
 export function grpcError(m: PulumiModules, err: unknown) {
-  const e = err as { message?: string; id?: string; properties?: Record<string, unknown>; reasons?: string[] };
+  const e = err as Partial<Pick<SessionKeptError, "message" | "code" | "id" | "properties" | "reasons">> | undefined;
   const message = e?.message ?? String(err);
   const metadata = new m.grpc.Metadata();
-  if (e?.id) {
+  if (e?.code === "kept_in_stack" && e.id) {
     const detail = new m.proto.ErrorResourceInitFailed();
     detail.setId(e.id);
     detail.setProperties(m.struct.Struct.fromJavaScript(plainJson(e.properties)));
