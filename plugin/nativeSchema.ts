@@ -249,7 +249,7 @@ const providerInputs = Object.fromEntries(
   }),
 );
 
-/** The native part of the schema but its resources (the registry in resource.ts), merged with the component's by the plugin. */
+/** The native part of the schema but BrowserSession's own entry (browserSessionSchema, above), merged with the component's by packageSchema.ts. */
 export const NATIVE_SCHEMA = {
   config: { variables: settings },
   provider: {
