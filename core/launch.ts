@@ -108,7 +108,7 @@ const MAX_PAUSE_MS = 5_000;
 export function capacityStep({ refusal, quota, wait, waitMs, clock }: CapacityRefusal): CapacityStep {
   const final = { kind: "final", error: refusal } as const;
   if (!quota || waitMs <= 0) return final;
-  if (quota.cycle_session_limit !== null && quota.cycle_sessions_remaining === 0) return final;
+  if (cycleUsedUp(quota)) return final;
   if (quota.running_sessions_remaining > 0) {
     // A slot may have been freed since the refusal; refused twice with room, it is another limit.
     const refusedWithRoom = wait.refusedWithRoom + 1;
@@ -134,7 +134,12 @@ export function capacityStep({ refusal, quota, wait, waitMs, clock }: CapacityRe
  * given up: the running limit alone stands in the way (no slot free, and the cycle not used up).
  */
 export function endingMakesRoom(quota: QuotaAnswer): boolean {
-  return !(quota.running_sessions_remaining > 0 || (quota.cycle_session_limit !== null && quota.cycle_sessions_remaining === 0));
+  return !(quota.running_sessions_remaining > 0) && !cycleUsedUp(quota);
+}
+
+/** The account's sessions for this cycle are used up: no wait and no ending of another session starts one. */
+function cycleUsedUp(quota: QuotaAnswer): boolean {
+  return quota.cycle_session_limit !== null && quota.cycle_sessions_remaining === 0;
 }
 
 /**
