@@ -483,14 +483,6 @@ export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, "baseDel
 }
 
 /**
- * Service text is untrusted output. A `denied` answer may repeat the credentials it refused ("invalid key
- * Bearer sk_…"), a proxy may echo a request back, and whatever the service writes becomes the message the
- * engine prints -- where the CLI masks only values it knows to be secret (stack config set with
- * `--secret`), not a key from the environment as CI passes it. So every piece of service text is scrubbed
- * before it becomes part of an error, here: by the transport that sent the request and so knows its secrets.
- */
-
-/**
  * At most this many characters of service text reach an error: enough for any message the spec shows,
  * while a service (or a proxy's error page) that answers with a whole request dump does not flood the
  * engine's display and log with it.
@@ -506,6 +498,12 @@ const HIDDEN = "[redacted]";
  * A function that hides `secrets` (the request's API key and idempotency key) in any of their spellings,
  * any derived idempotency key and any bearer credential, and caps the result at SERVICE_TEXT_MAX characters.
  * Scrubbed before capping: a cut could leave the start of a key no longer recognisable as one.
+ *
+ * Service text is untrusted output. A `denied` answer may repeat the credentials it refused ("invalid key
+ * Bearer sk_…"), a proxy may echo a request back, and whatever the service writes becomes the message the
+ * engine prints -- where the CLI masks only values it knows to be secret (stack config set with
+ * `--secret`), not a key from the environment as CI passes it. So every piece of service text is scrubbed
+ * before it becomes part of an error, here: by the transport that sent the request and so knows its secrets.
  */
 export function serviceTextScrubber(secrets: Iterable<string | undefined>): (text: string) => string {
   const literals = [...new Set([...secrets].filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH))]

@@ -1,9 +1,6 @@
+// Where this package loads the installed `@pulumi/pulumi` from: module by module, as the SDK itself resolves
+// them (sdkRequire), or its runtime whole with two of its dependencies deferred (loadSdkRuntimeDeferred).
 import Module, { createRequire } from "node:module";
-
-/**
- * Where this package loads the installed `@pulumi/pulumi` from: module by module, as the SDK itself resolves
- * them (sdkRequire), or its runtime whole with two of its dependencies deferred (loadSdkRuntimeDeferred).
- */
 
 /**
  * A module as the installed `@pulumi/pulumi` itself resolves it (`./provider`, `@grpc/grpc-js`, ...): the
