@@ -318,15 +318,6 @@ export function assertSameRecord(vmId: string, record: StateRecord, identity: Ow
 }
 
 /**
- * The owner check of an owner record alone, written before versions were recorded (its layout inferred):
- * see assertSameRecord, which reads the whole record.
- */
-export function assertSameOwner(vmId: string, recorded: unknown, identity: OwnerIdentity, doing: string): SameOwner {
-  const { proven, state } = assertSameRecord(vmId, { owner: recorded }, identity, doing);
-  return { proven, record: state.owner };
-}
-
-/**
  * Whether destroy has a record to compare the configured account with: state of 0.1.0 (layout 1) has
  * none. A record this version cannot read counts as one, which assertSameRecord refuses.
  */

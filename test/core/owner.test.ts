@@ -1,9 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { AccountMismatchError, OwnerUnprovenError, RemoteBrowserError, SessionKeptError } from "../../client/errors";
-import { ownerFingerprint, serviceAddress, assertSameOwner, legacyFingerprint, type OwnerIdentity } from "../../core/state";
+import { ownerFingerprint, serviceAddress, assertSameRecord, legacyFingerprint, type OwnerIdentity, type SameOwner } from "../../core/state";
 import { thrown, useEmulator } from "../helpers/emulator";
 
 const t = useEmulator();
+
+/** The owner check of an owner record alone, written before versions were recorded (its layout inferred). */
+function assertSameOwner(vmId: string, recorded: unknown, identity: OwnerIdentity, doing: string): SameOwner {
+  const { proven, state } = assertSameRecord(vmId, { owner: recorded }, identity, doing);
+  return { proven, record: state.owner };
+}
 const OTHER_KEY = "rb_test_other_account_key";
 
 function otherAccount(add = true) {
