@@ -29,17 +29,19 @@ prefix=$cache/prefix
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9 # two runs starting at once make the prefix once
+# Wine's own temporary files (its server's among them, from the prefix's creation on) go beside its prefix,
+# never into the caller's TMPDIR: a test run's temporary folder must be empty when the run ends.
+mkdir -p "$cache/tmp"
 if [ ! -f "$cache/.win10" ]; then
   log "making a Wine prefix that reports Windows 10 ($prefix)"
-  WINEPREFIX=$prefix WINEDEBUG=-all "$wine" winecfg -v win10 >&2
-  WINEPREFIX=$prefix "$server" -w
+  TMPDIR=$cache/tmp WINEPREFIX=$prefix WINEDEBUG=-all "$wine" winecfg -v win10 >&2
+  TMPDIR=$cache/tmp WINEPREFIX=$prefix "$server" -w
   touch "$cache/.win10"
 fi
 cat > "$cache/run.next" <<RUN
 #!/bin/sh
 # Written by scripts/wine.sh: runs a Windows executable under Wine with stdout and stderr relayed from files.
 exe=\$1; shift
-# Wine's own temporary files (its server's among them) go beside its prefix, not into the caller's folder.
 mkdir -p '$cache/tmp'
 export TMPDIR='$cache/tmp'
 dir=\$(mktemp -d)
