@@ -111,6 +111,8 @@ describe(".ci/run", () => {
     // The build .ci/run makes once before its lanes start.
     fs.mkdirSync(path.join(dir, "scripts"));
     fs.writeFileSync(path.join(dir, "scripts/build.sh"), "exit 0\n");
+    // The Node.js .ci/run installs with: the one on PATH here.
+    fs.writeFileSync(path.join(dir, "scripts/node.sh"), 'dirname "$(command -v node)"\n');
     const bin = path.join(dir, "bin");
     fs.mkdirSync(bin);
     const script = Object.entries(cells)
@@ -175,5 +177,25 @@ describe(".ci/run", () => {
     const { code, out } = await ci({ test: "echo ok", "run test:current": "echo ok", "run test:floor": "echo ok" }, true);
     expect(code).toBe(0);
     expect(out).not.toContain("what failed");
+  });
+
+  it("runs npm ci on a Node.js the package supports, whatever the machine's own node is: no engine warning greets a newcomer", async () => {
+    const dir = tmp();
+    fs.mkdirSync(path.join(dir, ".ci"));
+    fs.mkdirSync(path.join(dir, "scripts"));
+    fs.copyFileSync(path.join(root, ".ci/run"), path.join(dir, ".ci/run"));
+    // The real scripts/node.sh, with the machine's own tools on PATH (this machine's node is older than the floor).
+    fs.copyFileSync(path.join(root, "scripts/node.sh"), path.join(dir, "scripts/node.sh"));
+    const bin = path.join(dir, "bin");
+    fs.mkdirSync(bin);
+    const npm = (await runStatus("bash", ["-c", "PATH=/usr/local/bin:/usr/bin:/bin command -v npm"])).stdout.trim();
+    // npm ci records the node it would run on and stops the run there; fetching a Node (npm pack) is npm's own.
+    fs.writeFileSync(path.join(bin, "npm"), `#!/usr/bin/env bash\nif [ "$1" = ci ]; then node --version > "${dir}/npm-ci-node"; exit 7; fi\nexec "${npm}" "$@"\n`, { mode: 0o755 });
+    const run = await runStatus("bash", [".ci/run"], { cwd: dir, env: { ...process.env, PATH: `${bin}:/usr/local/bin:/usr/bin:/bin` } });
+    expect(run.status).toBe(1);
+    const floor = Number((JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { engines: { node: string } }).engines.node.replace(/^>=\s*/, "").split(".")[0]);
+    const used = fs.readFileSync(path.join(dir, "npm-ci-node"), "utf8").trim();
+    expect(Number(used.replace(/^v/, "").split(".")[0])).toBeGreaterThanOrEqual(floor);
+    expect(run.stdout + run.stderr).not.toMatch(/EBADENGINE|Unsupported engine/);
   });
 });
