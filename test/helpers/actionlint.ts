@@ -16,6 +16,7 @@ export async function actionlint(args: string[] = []): Promise<string> {
   const bin = path.join(dir, "actionlint");
   if (!fs.existsSync(bin)) {
     // Into a folder of its own first: a parallel build never leaves a half-written binary at `bin`.
+    fs.mkdirSync(path.dirname(dir), { recursive: true });
     const tmp = fs.mkdtempSync(`${dir}.tmp-`);
     await run("go", ["install", `github.com/rhysd/actionlint/cmd/actionlint@${ACTIONLINT_VERSION}`], { env: { ...process.env, GOBIN: tmp, GOFLAGS: "" } });
     fs.mkdirSync(dir, { recursive: true });
