@@ -1,6 +1,6 @@
 """Draws the overhead chart from the overhead benchmark's data.
 
-usage: python3 bench/chart.py .work/bench/overhead.json docs/overhead.png
+usage: python3 bench/chart.py .work/bench/overhead.json bench/overhead.png
 
 Median overhead (line), p90 (the bar above each point), mean (dotted) and the median by computation
 (hollow markers, when the data has it) against the preparation time,

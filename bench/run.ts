@@ -15,7 +15,7 @@
  * saved results.json again, measuring nothing).
  *
  * Prints aligned tables; writes `.work/bench/results.json`, `.work/bench/report.txt` and the chart
- * (`docs/overhead.png` on a full run with the overhead benchmark, `.work/bench/overhead.png` otherwise).
+ * (`bench/overhead.png` on a full run with the overhead benchmark, `.work/bench/overhead.png` otherwise).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -186,7 +186,7 @@ async function main(): Promise<void> {
   if (saved.overhead) {
     const data = path.join(workRoot, "overhead.json");
     fs.writeFileSync(data, JSON.stringify({ machine: saved.machine, quick, ...saved.overhead, model: modelledPoints(saved.overhead) }, null, 2));
-    const chart = path.resolve(values.chart ?? (quick ? path.join(workRoot, "overhead.png") : path.join(root, "docs", "overhead.png")));
+    const chart = path.resolve(values.chart ?? (quick ? path.join(workRoot, "overhead.png") : path.join(root, "bench", "overhead.png")));
     const drawn = spawnSync("python3", [path.join(root, "bench", "chart.py"), data, chart], { stdio: ["ignore", "inherit", "inherit"] });
     if (drawn.status === 0) process.stderr.write(`bench: chart written to ${path.relative(process.cwd(), chart)}\n`);
     else process.stderr.write("bench: the chart was not drawn (python3 with matplotlib is needed: pip install matplotlib)\n");

@@ -162,7 +162,7 @@ export async function capacityPause(
 
 /**
  * Chosen against the time-to-running goal (median overhead at most 0.9 × max(250 ms, 10 % of the
- * preparation time)) and at most 1.3 status calls per second of waiting; docs/performance.md has the
+ * preparation time)) and at most 1.3 status calls per second of waiting; PERFORMANCE.md has the
  * computation and the measurements.
  */
 export const DEFAULT_POLL_SCHEDULE: Readonly<PollSchedule> = Object.freeze({

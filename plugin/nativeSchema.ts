@@ -255,8 +255,8 @@ export const NATIVE_SCHEMA = {
   provider: {
     description: "The remote-browser provider: one account on one service. An explicit instance lets a stack hold sessions of several accounts.",
     type: "object",
+    // No outputs: the format leaves out an empty `properties`, as `pulumi package get-schema` does.
     inputProperties: providerInputs,
-    properties: {},
   },
   functions,
   types,

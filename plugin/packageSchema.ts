@@ -58,6 +58,23 @@ export function markSecretOutputs(schema: PackageSchema): PackageSchema {
 }
 
 /**
+ * The analyzer's schema in Pulumi's schema format (pkg/codegen/schema/pulumi.json), which is what
+ * `pulumi package get-schema` prints and the Pulumi Registry reads: without the `optional` mark it puts on
+ * every input not in `requiredInputs` (the format has no such field; `requiredInputs` already says it) and
+ * without an empty `dependencies` list (an empty list is the field's absence: Pulumi writes neither).
+ */
+export function inSchemaFormat(schema: PackageSchema): PackageSchema {
+  const strip = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(strip)
+      : value && typeof value === "object"
+        ? Object.fromEntries(Object.entries(value).filter(([key]) => key !== "optional").map(([key, v]) => [key, strip(v)]))
+        : value;
+  const { dependencies, ...rest } = strip(schema) as PackageSchema;
+  return Array.isArray(dependencies) && dependencies.length === 0 ? rest : { ...rest, dependencies };
+}
+
+/**
  * The text of `plugin/schema.json`: the derived schema without its `version`, which the plugin takes
  * from the installed package's `package.json` when it serves the schema, and without the `description`
  * the analyzer copies from package.json (the npm package's, which holds the dynamic provider too): what the
@@ -83,7 +100,7 @@ export async function deriveSchema(packageRoot: string): Promise<PackageSchema> 
     components: COMPONENTS.map((c) => c.component),
     dirname: packageRoot,
   });
-  return markSecretOutputs(JSON.parse(await analyzer.getSchema()));
+  return markSecretOutputs(inSchemaFormat(JSON.parse(await analyzer.getSchema())));
 }
 
 /** The schema as served by a plugin of `version`. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run bench`: installs what is missing, builds, provides the engine, then runs the benchmarks
-# (see bench/run.ts; docs/performance.md has the results and what they mean).
+# (see bench/run.ts; PERFORMANCE.md has the results and what they mean).
 #   npm run bench -- --quick | --only overhead|scale|memory|ratelimit | --candidate min,growth,max | --help
 #   npm run bench -- wave [--stacks 12] [--limit 4]   many pull-request stacks at once (bench/wave.ts)
 #   npm run bench -- audit [--stacks 20] [--sessions 200]   the account audit at scale (bench/audit.ts)

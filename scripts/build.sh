@@ -21,5 +21,8 @@ if [ ! -f "$stamp" ] || [ -n "$(find . \( -path ./node_modules -o -path ./dist -
     node -e 'process.stdout.write(require("./dist/plugin/packageSchema").registrySchemaText())' > schema.json.next
     mv schema.json.next schema.json
   fi
+  # The two pages the registry publishes link to the rest of the manual at the release's tag: a version bump
+  # in package.json moves those links with it (scripts/registry-pages.js).
+  if [ -f scripts/registry-pages.js ]; then node scripts/registry-pages.js; fi
   mv "$stamp.next" "$stamp"
 fi

@@ -10,7 +10,7 @@
 // "looks like a secret" check, github.com/ccojocar/zxcvbn-go for `pulumi env set`), whose package init
 // functions decode their word lists and build ranked dictionaries from them: about 36 MB allocated and
 // 0.12 s of CPU at the start of every `pulumi` command, half of what `pulumi version` costs, though only
-// those two commands use them. The test suite runs some 3,500 commands (docs/performance.md §8).
+// those two commands use them. The test suite runs some 3,500 commands (PERFORMANCE.md §8).
 //
 // What changes: in each copy, `frequency`'s init becomes `Load()` behind a sync.Once, and `matching`'s init,
 // which built its matchers from those lists, becomes a sync.Once in `Omnimatch`, the package's one entry

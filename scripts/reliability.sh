@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces docs/reliability.md: the fault campaign, the bad-input table, secrets under verbose logs,
+# Reproduces RELIABILITY.md: the fault campaign, the bad-input table, secrets under verbose logs,
 # crash safety, stacks sharing an account, a wave of WAVE_STACKS (default 12) pull-request stacks on a
 # PostgreSQL backend and a running limit of WAVE_LIMIT (default 4), and a soak of RELIABILITY_SOAK_CYCLES
 # (default 40) up/destroy cycles of RELIABILITY_SOAK_SESSIONS (default 5) sessions under random faults, all

@@ -26,6 +26,20 @@ describe("the package metadata of the served schema", () => {
     expect(keywords.filter((k) => k.startsWith("category/"))).toEqual(["category/utility"]);
   });
 
+  it("passes the metadata rules of the registry's generator (resourcedocsgen's writePackageMetadata)", () => {
+    // The name the registry infers from the repository's name (`pulumi-` dropped), a semver version, a
+    // publisher, and a `category/` keyword among the registry's categories (pkg/lookup.go CategoryNameMap).
+    const slugName = (served.repository as string).split("/").pop()!.replace(/^pulumi-/, "");
+    expect(served.name).toBe(slugName);
+    expect(served.version).toMatch(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/);
+    expect(served.publisher).toMatch(/\S/);
+    const categories = ["cloud", "database", "infrastructure", "monitoring", "network", "utility", "vcs"];
+    const tags = (served.keywords as string[]).filter((k) => k.startsWith("category/")).map((k) => k.slice("category/".length));
+    expect(tags.length).toBe(1);
+    expect(categories).toContain(tags[0]);
+    expect(served.keywords).not.toContain("kind/component");
+  });
+
   it("names the plugin's download address and version, so SDKs generated from it make the engine fetch this plugin", () => {
     expect(served.pluginDownloadURL).toBe("github://api.github.com/remote-browser/pulumi-remote-browser");
     expect(served.pluginDownloadURL).toBe(pluginIdentity().pluginDownloadURL);
