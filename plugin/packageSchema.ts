@@ -60,15 +60,16 @@ export function markSecretOutputs(schema: PackageSchema): PackageSchema {
 /**
  * The analyzer's schema in Pulumi's schema format (pkg/codegen/schema/pulumi.json), which is what
  * `pulumi package get-schema` prints and the Pulumi Registry reads: without the `optional` mark it puts on
- * every input not in `requiredInputs` (the format has no such field; `requiredInputs` already says it) and
- * without an empty `dependencies` list (an empty list is the field's absence: Pulumi writes neither).
+ * every input not in `requiredInputs` (the format has no such field; `requiredInputs` already says it; an
+ * input that is itself named `optional` has an object for a spec, and stays) and without an empty
+ * `dependencies` list (an empty list is the field's absence: Pulumi writes neither).
  */
 export function inSchemaFormat(schema: PackageSchema): PackageSchema {
   const strip = (value: unknown): unknown =>
     Array.isArray(value)
       ? value.map(strip)
       : value && typeof value === "object"
-        ? Object.fromEntries(Object.entries(value).filter(([key]) => key !== "optional").map(([key, v]) => [key, strip(v)]))
+        ? Object.fromEntries(Object.entries(value).filter(([key, v]) => !(key === "optional" && typeof v === "boolean")).map(([key, v]) => [key, strip(v)]))
         : value;
   const { dependencies, ...rest } = strip(schema) as PackageSchema;
   return Array.isArray(dependencies) && dependencies.length === 0 ? rest : { ...rest, dependencies };

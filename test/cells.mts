@@ -12,7 +12,8 @@
  * up, refresh, import and destroy under the service's latitude (latitude); up and destroy cycles under
  * random faults (soak); nothing secret in any state or log (secrets); a killed `up` reconciled (crash) and
  * the runner's recovery and lifecycle after one (engine-loop); native sessions through the plugin under the
- * rate limit (native-rate-limit); settings refused before the engine runs (config-refusals). The long
+ * rate limit (native-rate-limit); settings refused before the engine runs (config-refusals); the committed and the served
+ * schema as the CLI reads and writes them, a few seconds (registry-schema). The long
  * scenario chains (browser-session, 90 s of CPU over 420 s of
  * wall; native-yaml, 200 s over 480 s), the cross-language SDK matrix and what needs a release build, about
  * a minute of CPU after any change of the provider's sources (component, generated-sdks, release,
@@ -27,4 +28,5 @@ export const E2E_IN_NPM_TEST: readonly string[] = [
   "test/e2e/config-refusals.test.ts",
   "test/e2e/latitude.test.ts",
   "test/e2e/soak.test.ts",
+  "test/e2e/registry-schema.test.ts",
 ];

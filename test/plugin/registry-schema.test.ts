@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { RemoteBrowserComponentProvider } from "../../plugin/provider";
 import { REGISTRY_SCHEMA_FILE, builtSchemaText, pluginIdentity } from "../../plugin/identity";
-import { servedSchema } from "../../plugin/packageSchema";
+import { inSchemaFormat, servedSchema } from "../../plugin/packageSchema";
 import type { PackageSchema } from "../../plugin/packageSchema";
 
 /**
@@ -36,6 +36,34 @@ describe("the schema a registry listing reads", () => {
       expect(String(text ?? "")).not.toMatch(/dynamic provider/i);
     }
     for (const key of ["displayName", "publisher", "logoUrl", "pluginDownloadURL", "repository", "keywords"]) expect(committed[key], key).toBeTruthy();
+  });
+});
+
+describe("the schema in Pulumi's schema format", () => {
+  /** Every key of the schema, with where it is. */
+  const keys = (v: unknown, at = ""): string[] =>
+    Array.isArray(v) ? v.flatMap((x, i) => keys(x, `${at}[${i}]`)) : v && typeof v === "object" ? Object.entries(v).flatMap(([k, x]) => [`${at}.${k}`, ...keys(x, `${at}.${k}`)]) : [];
+
+  it("has none of the analyzer's `optional` marks, no empty dependencies and no empty provider properties (test/e2e/registry-schema.test.ts holds it to the CLI)", () => {
+    const committed = JSON.parse(fs.readFileSync(path.join(root, REGISTRY_SCHEMA_FILE), "utf8")) as Record<string, unknown>;
+    expect(keys(committed).filter((k) => k.endsWith(".optional"))).toEqual([]);
+    expect(committed).not.toHaveProperty("dependencies");
+    expect(committed.provider).not.toHaveProperty("properties");
+  });
+
+  it("inSchemaFormat drops the analyzer's marks and an empty dependencies list, and keeps an input named optional", () => {
+    const analyzed = {
+      name: "p",
+      resources: { "p:index:R": { inputProperties: { a: { type: "string", optional: true }, optional: { type: "boolean" } }, requiredInputs: ["optional"], properties: {}, required: [] } },
+      types: {},
+      dependencies: [],
+    };
+    expect(inSchemaFormat(analyzed)).toEqual({
+      name: "p",
+      resources: { "p:index:R": { inputProperties: { a: { type: "string" }, optional: { type: "boolean" } }, requiredInputs: ["optional"], properties: {}, required: [] } },
+      types: {},
+    });
+    expect(inSchemaFormat({ ...analyzed, dependencies: [{ name: "random" }] }).dependencies).toEqual([{ name: "random" }]);
   });
 });
 
