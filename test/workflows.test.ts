@@ -248,11 +248,13 @@ describe("the idempotency secret: the review sessions' keys cannot be computed f
 
 describe("the service's key and address are checked before any step uses them", () => {
   it.each([
-    ["deploy", "deploy"],
-    ["close", "close"],
-  ])("%s: a missing key or an address that is not a plain http(s) one stops the job, naming what to set, printing neither", async (_label, jobId) => {
+    ["deploy", deployFlow, "deploy"],
+    ["close", deployFlow, "close"],
+    ["sweep destroy", sweepFlow, "destroy"],
+    ["sweep audit", sweepFlow, "audit"],
+  ])("%s: a missing key or an address that is not a plain http(s) one stops the job, naming what to set, printing neither", async (_label, flow, jobId) => {
     const check = (secrets: Record<string, string>, inputs: Record<string, string> = {}) =>
-      jobRun(deployFlow, jobId, pullRequest({ action: jobId === "close" ? "closed" : "opened", secrets, inputs })).step("Check the service settings");
+      jobRun(flow, jobId, flow === deployFlow ? pullRequest({ action: jobId === "close" ? "closed" : "opened", secrets, inputs }) : sweep({ pr: "7", secrets, inputs })).step("Check the service settings");
     for (const key of ["", "  ", "\n"]) {
       const r = await check({ REMOTE_BROWSER_API_KEY: key });
       expect(r.code).not.toBe(0);
@@ -269,7 +271,7 @@ describe("the service's key and address are checked before any step uses them", 
       expect(r.code, `${url}: ${r.out}`).toBe(0);
       expect(r.out).not.toContain(SECRETS.REMOTE_BROWSER_API_KEY);
     }
-    const job = deployFlow.jobs[jobId]!;
+    const job = flow.jobs[jobId]!;
     expect(indexOf(job, findStep(job, "Check the service settings"))).toBeLessThan(firstPulumiStep(job));
   });
 });
