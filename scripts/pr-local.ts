@@ -1,6 +1,6 @@
 /**
- * The pull-request workflow (.github/workflows/pr-environment.yml), run locally against the emulator:
- * the same steps, through the project's runner instead of the Pulumi GitHub Action.
+ * A pull request's review environment as the review-sessions workflow (.github/workflows/review-sessions.yml)
+ * drives it, run locally against the emulator: the same program and runner, without GitHub.
  *
  *   npm run pr:local -- --pr 42 --preview-url https://example.com/pr/42   a push: deploy stack pr-42
  *   npm run pr:local -- --pr 42 --close                                   the close: destroy and remove pr-42

@@ -1,6 +1,7 @@
 /**
  * What a Pulumi program imports: `BrowserSession` and the data sources `getImages`, `getLocations`,
- * `getUsage` and `getSessions`, each with its `...Output` form.
+ * `getUsage` and `getSessions`, each with its `...Output` form; and `reviewProgram`, the review environment
+ * of one pull request that the review-sessions workflows run.
  *
  * @packageDocumentation
  * @module pulumi-remote-browser
@@ -19,6 +20,7 @@ export {
   getUsageOutput,
 } from "./functions";
 export type { FunctionOptions, FunctionOutputOptions } from "./functions";
+export { reviewProgram } from "./reviewProgram";
 export type {
   City,
   CreditUsage,

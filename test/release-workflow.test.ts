@@ -344,6 +344,59 @@ describe("the Go module's tag", () => {
   });
 });
 
+describe("the review-sessions workflows' major tag", () => {
+  /** A checkout of the release's commit holding the two reusable workflows at `installs`, with an origin. */
+  async function checkout(run: JobRun, installs: string): Promise<string> {
+    const origin = path.join(run.temp, "..", "origin.git");
+    const git = (cwd: string, ...args: string[]) => runCommand("git", args, { cwd });
+    await git(path.dirname(origin), "init", "--quiet", "--bare", origin);
+    await git(run.workspace, "init", "--quiet");
+    fs.mkdirSync(path.join(run.workspace, ".github", "workflows"), { recursive: true });
+    for (const file of ["review-sessions.yml", "review-sessions-sweep.yml"]) {
+      const text = fs.readFileSync(path.join(__dirname, "..", ".github", "workflows", file), "utf8");
+      fs.writeFileSync(path.join(run.workspace, ".github", "workflows", file), text.replace(/^ {2}PROVIDER_VERSION: .*$/m, `  PROVIDER_VERSION: ${installs}`));
+    }
+    await git(run.workspace, "add", ".");
+    await git(run.workspace, "-c", "user.name=t", "-c", "user.email=t@example.test", "commit", "--quiet", "-m", "release");
+    await git(run.workspace, "tag", "v1.2.3");
+    await git(run.workspace, "remote", "add", "origin", origin);
+    return origin;
+  }
+  const tagOf = (origin: string, tag: string) => runCommand("git", ["rev-parse", "--verify", "--quiet", `refs/tags/${tag}^{commit}`], { cwd: origin }).catch(() => "");
+
+  it("moves v<major> to the release once its npm package is published, again on the next release", async () => {
+    expect((flow.jobs.workflows as unknown as { needs: string[] }).needs).toEqual(["build", "start", "npm"]);
+    const run = jobRun("workflows", pushed("v1.2.3"));
+    const origin = await checkout(run, "1.2.3");
+    const r = await run.step("Move the review-sessions workflows' major tag");
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain("v1 now points at v1.2.3.");
+    const release = await runCommand("git", ["rev-parse", "v1.2.3^{commit}"], { cwd: run.workspace });
+    expect(await tagOf(origin, "v1")).toBe(release);
+    // The next release moves it on.
+    await runCommand("git", ["-c", "user.name=t", "-c", "user.email=t@example.test", "commit", "--quiet", "--allow-empty", "-m", "next"], { cwd: run.workspace });
+    await runCommand("git", ["tag", "--force", "v1.2.3"], { cwd: run.workspace });
+    expect((await run.step("Move the review-sessions workflows' major tag")).code).toBe(0);
+    expect(await tagOf(origin, "v1")).toBe(await runCommand("git", ["rev-parse", "HEAD"], { cwd: run.workspace }));
+  });
+
+  it("moves nothing for a prerelease, and refuses workflows that install another version", async () => {
+    const pre = jobRun("workflows", pushed("v1.3.0-rc.1", { prerelease: "true" }));
+    const origin = await checkout(pre, "1.3.0-rc.1");
+    const r = await pre.step("Move the review-sessions workflows' major tag");
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain("A prerelease: v1 stays where it is.");
+    expect(await tagOf(origin, "v1")).toBe("");
+
+    const stale = jobRun("workflows", pushed("v1.2.3"));
+    const staleOrigin = await checkout(stale, "1.2.2");
+    const refused = await stale.step("Move the review-sessions workflows' major tag");
+    expect(refused.code).not.toBe(0);
+    expect(refused.out).toContain("::error::.github/workflows/review-sessions.yml does not install 1.2.3 (its PROVIDER_VERSION): v1 is not moved");
+    expect(await tagOf(staleOrigin, "v1")).toBe("");
+  });
+});
+
 describe("the workflows as a whole", () => {
   it("pass actionlint", async () => {
     // `concurrency.queue` of the per-PR workflows is newer than actionlint's knowledge of the syntax.

@@ -5,8 +5,8 @@ import { run } from "../../release/run";
 
 /**
  * actionlint, the GitHub Actions workflow checker, at a pinned version, built once from the Go module proxy
- * into the cache outside the repository (as the engine is). Runs it over .github/workflows and returns its
- * findings ("" when there are none).
+ * into the cache outside the repository (as the engine is). Runs it over .github/workflows and the user's
+ * workflow in examples/review-sessions, and returns its findings ("" when there are none).
  */
 export const ACTIONLINT_VERSION = "v1.7.12";
 const root = path.resolve(__dirname, "..", "..");
@@ -23,6 +23,6 @@ export async function actionlint(args: string[] = []): Promise<string> {
     fs.renameSync(path.join(tmp, "actionlint"), bin);
     fs.rmSync(tmp, { recursive: true, force: true });
   }
-  const workflows = fs.readdirSync(path.join(root, ".github", "workflows")).map((f) => path.join(".github", "workflows", f));
+  const workflows = [".github/workflows", "examples/review-sessions"].flatMap((dir) => fs.readdirSync(path.join(root, dir)).map((f) => path.join(dir, f)));
   return run(bin, ["-no-color", ...args, ...workflows], { cwd: root }).catch((e: Error) => e.message);
 }

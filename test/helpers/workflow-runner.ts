@@ -15,7 +15,9 @@ import type { Contexts, Value } from "./github-expressions";
 import { condition, interpolate } from "./github-expressions";
 
 const root = path.resolve(__dirname, "..", "..");
-const standIns = path.join(root, "test", "fixtures", "workflow-stand-ins");
+/** The stand-ins for the commands the workflows call (test/fixtures/workflow-stand-ins). */
+export const STAND_INS = path.join(root, "test", "fixtures", "workflow-stand-ins");
+const standIns = STAND_INS;
 
 export interface Step {
   name?: string;
@@ -76,6 +78,12 @@ export interface WorldSetup {
   npmPackError?: string;
   /** What the account audit prints and its exit code. @default nothing, 0 */
   audit?: { out: string; code: number };
+  /** The runner's `up` fails with this message. */
+  upError?: string;
+  /** The runner's `destroy` fails with this message. */
+  destroyError?: string;
+  /** How many creates a killed run left pending in the stack (`pulumi stack export`). @default 0 */
+  pendingCreates?: number;
 }
 export interface Comment {
   id: number;
@@ -112,6 +120,9 @@ export class World {
     if ("stackRmRefused" in setup) flag("stack-rm.refused", setup.stackRmRefused ? "" : undefined);
     if ("cancelCode" in setup) flag("cancel.code", setup.cancelCode === undefined ? undefined : String(setup.cancelCode));
     if ("npmPackError" in setup) flag("npm-pack.error", setup.npmPackError);
+    if ("upError" in setup) flag("up.error", setup.upError);
+    if ("destroyError" in setup) flag("destroy.error", setup.destroyError);
+    if ("pendingCreates" in setup) flag("pending-creates", setup.pendingCreates === undefined ? undefined : String(setup.pendingCreates));
     if ("audit" in setup) {
       flag("audit.out", setup.audit?.out);
       flag("audit.code", setup.audit === undefined ? undefined : String(setup.audit.code));
@@ -208,6 +219,21 @@ export function parseCommandFile(text: string): Record<string, string> {
 }
 
 /**
+ * What a job's scripts find on PATH and in their environment besides the workflow's own. By default the
+ * stand-ins come first on PATH; a run against the real engine gives its own folders (the real `pulumi`, say)
+ * and variables (npm's cache) instead.
+ */
+export interface Tools {
+  path: string[];
+  env?: Record<string, string>;
+}
+
+/** How one step is run: `signal` kills the step's whole process group, as a runner killed mid-step does. */
+export interface StepOptions {
+  signal?: AbortSignal;
+}
+
+/**
  * One job of a workflow on one runner: a workspace (with the folders `working-directory` names), a
  * RUNNER_TEMP shared by its steps, and the `steps` context that grows as steps run.
  */
@@ -226,6 +252,7 @@ export class JobRun {
     private readonly ctx: Contexts,
     readonly world: World,
     dir: string,
+    private readonly tools: Tools = { path: [standIns] },
   ) {
     const job = flow.jobs[jobId];
     if (!job) throw new Error(`no job ${jobId} in ${flow.file}`);
@@ -271,9 +298,9 @@ export class JobRun {
   }
 
   /** Runs one step's script whatever its `if:` says (a test of the script itself). */
-  step(which: string | RegExp | Step): Promise<StepResult> {
+  step(which: string | RegExp | Step, opts: StepOptions = {}): Promise<StepResult> {
     const step = typeof which === "object" && !(which instanceof RegExp) ? which : findStep(this.job, which);
-    return this.execute(step);
+    return this.execute(step, opts);
   }
 
   /**
@@ -281,7 +308,10 @@ export class JobRun {
    * but for `always()`), `uses:` steps handed to `action` with their `with:` resolved (a stand-in for the
    * action, which fails it by returning false; none: every action does nothing and succeeds).
    */
-  async all(action?: (step: Step, inputs: Record<string, string>, env: Record<string, string>) => boolean | void): Promise<Array<{ step: Step } & StepResult>> {
+  async all(
+    action?: (step: Step, inputs: Record<string, string>, env: Record<string, string>) => boolean | void,
+    opts: StepOptions = {},
+  ): Promise<Array<{ step: Step } & StepResult>> {
     const results: Array<{ step: Step } & StepResult> = [];
     for (const step of this.job.steps) {
       const env = this.stepEnv(step);
@@ -297,12 +327,12 @@ export class JobRun {
         results.push({ step, ran: true, code, out: "", outputs: {}, exported: {}, masks: [], env });
         continue;
       }
-      results.push({ step, ...(await this.execute(step)) });
+      results.push({ step, ...(await this.execute(step, opts)) });
     }
     return results;
   }
 
-  private async execute(step: Step): Promise<StepResult> {
+  private async execute(step: Step, opts: StepOptions = {}): Promise<StepResult> {
     const index = this.job.steps.indexOf(step);
     if (index < 0 || step.run === undefined) throw new Error(`step ${step.name} is not a run step of ${this.jobId}`);
     executed.add(stepKey(this.flow, this.jobId, index));
@@ -318,7 +348,7 @@ export class JobRun {
     const cwd = path.resolve(this.workspace, wd);
     const github = (this.ctx.github ?? {}) as Record<string, Value>;
     const env: Record<string, string> = {
-      PATH: `${standIns}${path.delimiter}${process.env.PATH}`,
+      PATH: [...this.tools.path, process.env.PATH].join(path.delimiter),
       HOME: path.join(this.temp, "..", "home"),
       CI: "true",
       GITHUB_ACTIONS: "true",
@@ -328,6 +358,7 @@ export class JobRun {
       GITHUB_ENV: envFile,
       RUNNER_TEMP: this.temp,
       FAKE_WORLD: this.world.dir,
+      ...this.tools.env,
       ...this.exported,
       ...stepEnv,
     };
@@ -340,9 +371,22 @@ export class JobRun {
     let code: number;
     try {
       code = await new Promise<number>((resolve, reject) => {
-        const child = spawn(command!, args, { cwd, env, stdio: ["ignore", fd, fd] });
+        // A process group of its own, so that a kill reaches every process the step started.
+        const child = spawn(command!, args, { cwd, env, stdio: ["ignore", fd, fd], detached: true });
+        const kill = () => {
+          try {
+            process.kill(-child.pid!, "SIGKILL");
+          } catch {
+            // gone already
+          }
+        };
+        if (opts.signal?.aborted) kill();
+        opts.signal?.addEventListener("abort", kill, { once: true });
         child.once("error", reject);
-        child.once("close", (status) => resolve(status ?? 128));
+        child.once("close", (status, signal) => {
+          opts.signal?.removeEventListener("abort", kill);
+          resolve(status ?? (signal ? 128 + (signal === "SIGKILL" ? 9 : 15) : 128));
+        });
       });
     } finally {
       fs.closeSync(fd);
