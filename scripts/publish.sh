@@ -21,7 +21,7 @@
 set -euo pipefail
 
 die() { echo "::error::$*"; exit 1; }
-usage() { sed -n '8,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '8,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 [ $# -ge 1 ] || usage
 part=$1
@@ -41,6 +41,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$release" ] && [ -n "$version" ] || usage
+[ -d "$release" ] || die "no release folder $release: run npm run release first"
 tag=v$version
 
 publish_plugin() {

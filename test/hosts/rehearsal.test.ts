@@ -88,7 +88,7 @@ const sessionsOf = (accountId: string) => emulator.control.sessions().filter((s)
 
 describe("what publishing put where", () => {
   it("the release page holds every archive and checksums.txt, which verifies them; a re-run leaves them", async () => {
-    expect(fs.readdirSync(path.join(base, "release-page")).sort()).toEqual([ARCHIVE, "checksums.txt"]);
+    expect(fs.readdirSync(path.join(base, "release-page")).sort()).toEqual([ARCHIVE, "checksums.txt"].sort());
     expect(await run("sha256sum", ["--check", "--strict", "checksums.txt"], { cwd: path.join(base, "release-page") })).toBe(`${ARCHIVE}: OK\n`);
     const again = await run("bash", [publish, "plugin", "--dir", path.join(base, "release-page"), "--release", release, "--version", VERSION]);
     expect(again).toContain(`${ARCHIVE} is published already, with the same bytes`);
@@ -129,7 +129,9 @@ describe.concurrent("each SDK, installed from where it was published, under Pulu
     await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", "@remote-browser/pulumi", `@pulumi/pulumi@${cellPulumiSdk()}`, "typescript@~5.9.3", "@types/node@^20.19.0"], { cwd: dir, env: npmEnv });
     const installed = JSON.parse(fs.readFileSync(path.join(dir, "node_modules", "@remote-browser", "pulumi", "package.json"), "utf8")) as { version: string };
     expect(installed.version).toBe(VERSION);
-    expect(JSON.parse(fs.readFileSync(path.join(dir, "package-lock.json"), "utf8")).packages["node_modules/@remote-browser/pulumi"].resolved).toMatch(new RegExp(`^${npm.url}`));
+    // The lock records what npm took: the registry's tarball, which is the release's byte for byte.
+    const tarball = path.join(release, "sdk", "nodejs", `remote-browser-pulumi-${VERSION}.tgz`);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, "package-lock.json"), "utf8")).packages["node_modules/@remote-browser/pulumi"].integrity).toBe(sha512(tarball));
 
     const { cli, account } = await stack(pulumiBin, dir, path.join(base, "typescript-state"), emulator);
     acquireFrom(cli, `${plugins.url}`);

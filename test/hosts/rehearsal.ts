@@ -24,7 +24,9 @@ export async function folderServer(dir: string) {
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, "index.html");
     if (!fs.existsSync(file)) return void res.writeHead(404).end();
     served.push(rel);
-    res.writeHead(200, { "content-length": fs.statSync(file).size });
+    // pip reads an index page only when it is served as HTML.
+    const type = file.endsWith(".html") ? "text/html" : "application/octet-stream";
+    res.writeHead(200, { "content-type": type, "content-length": fs.statSync(file).size });
     fs.createReadStream(file).pipe(res);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
