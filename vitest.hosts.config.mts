@@ -2,11 +2,12 @@ import { defineConfig } from "vitest/config";
 
 // The hosts cell (`npm run test:hosts`, scripts/hosts.sh): programs under Pulumi's own Node.js, Python and Go
 // language hosts with the plain CLI. Not a project of vitest.config.mts, so `npm test` does not run it.
-// One file per language, run side by side; the e2e setup (the build, the packed package, the CLI) and the
-// release with its SDKs are made once for all of them (test/hosts/global-setup.ts).
+// One file per language and the release rehearsal, run side by side (the rehearsal, the longest, starts
+// with the others rather than after the first to end); the e2e setup (the build, the packed package, the
+// CLI) and the release with its SDKs are made once for all of them (test/hosts/global-setup.ts).
 export default defineConfig({
   test: {
-    maxWorkers: 3,
+    maxWorkers: 4,
     projects: [
       {
         test: {

@@ -10,6 +10,8 @@
 #   test/hosts/python.test.ts   pulumi-language-python (and its -exec) and pulumi-language-nodejs (the
 #                               plugin from a clone of this repository runs under the Node.js host)
 #   test/hosts/go.test.ts       pulumi-language-go
+#   test/hosts/rehearsal.test.ts  all three: a release made by `npm run release`, published by
+#                               scripts/publish.sh to local stand-ins of its endpoints and installed from them
 #
 # With none found it says so and exits 0: nothing was run, and nothing failed. Extra arguments go to vitest.
 set -euo pipefail
@@ -41,6 +43,8 @@ if [ -n "${host[python]}" ] && [ -n "${host[nodejs]}" ]; then
   if [ -x "$exec_host" ]; then files+=(test/hosts/python.test.ts); else missing+=("pulumi-language-python-exec (beside ${host[python]})"); fi
 fi
 [ -n "${host[go]}" ] && files+=(test/hosts/go.test.ts)
+# The rehearsal runs a program per SDK, so it needs every host (Python's files were checked above).
+if [[ " ${files[*]} " == *" test/hosts/python.test.ts "* ]] && [ -n "${host[go]}" ]; then files+=(test/hosts/rehearsal.test.ts); fi
 
 where="on PATH or in $cache"
 if [ ${#files[@]} = 0 ]; then

@@ -17,6 +17,7 @@ import { JobRun, World, loadWorkflow, runSteps } from "./helpers/workflow-runner
  */
 const flow = loadWorkflow("release.yml");
 const REPOSITORY = "remote-browser/pulumi-remote-browser";
+const root = path.resolve(__dirname, "..");
 
 let work: string;
 beforeAll(() => {
@@ -44,10 +45,13 @@ function jobRun(jobId: string, ctx: Contexts, setup: { releases?: string[]; npmP
 
 const sh = (cwd: string, cmd: string) => runCommand("bash", ["-ec", cmd], { cwd });
 
-/** What download-artifact leaves of a release of `version`: the layout `npm run release` writes. */
+/** What download-artifact leaves of a release of `version` (the layout `npm run release` writes), beside the checkout's publish script. */
 async function release(workspace: string, version: string): Promise<string> {
   const out = path.join(workspace, "dist-release");
   fs.mkdirSync(out, { recursive: true });
+  // The publishing jobs check the repository out: their steps run its scripts/publish.sh.
+  fs.mkdirSync(path.join(workspace, "scripts"), { recursive: true });
+  fs.copyFileSync(path.join(root, "scripts", "publish.sh"), path.join(workspace, "scripts", "publish.sh"));
   for (const platform of ["linux-amd64", "darwin-arm64"]) fs.writeFileSync(path.join(out, `pulumi-resource-remote-browser-v${version}-${platform}.tar.gz`), platform);
   await sh(out, "sha256sum ./*.tar.gz | sed 's# \\./# #' > checksums.txt");
   const npmTarball = async (name: string, file: string) => {

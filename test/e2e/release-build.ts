@@ -55,6 +55,25 @@ export async function releaseSdks(release: string): Promise<string> {
   return dir;
 }
 
+/**
+ * A release of `version` as a maintainer makes one, `npm run release -- --version <version> --platforms
+ * linux-amd64 --out <dir>` (scripts/release.sh: the build, the CLI, then dist/release/cli.js with the SDKs),
+ * kept in the cache while its inputs are the same. `pulumiBin` is the CLI the release asks for the schema.
+ */
+export async function npmRunRelease(version: string, pulumiBin: string): Promise<string> {
+  const dir = path.join(cacheRoot(), "release", `npm-run-release-${inputsHash()}-${version}`);
+  if (fs.existsSync(path.join(dir, "checksums.txt"))) return dir;
+  const next = `${dir}.${process.pid}`;
+  fs.rmSync(next, { recursive: true, force: true });
+  await run("npm", ["run", "--silent", "release", "--", "--version", version, "--platforms", "linux-amd64", "--out", next], {
+    cwd: root,
+    env: { ...process.env, PULUMI_REMOTE_BROWSER_PULUMI: pulumiBin },
+  });
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.renameSync(next, dir);
+  return dir;
+}
+
 function inputsHash(): string {
   const hash = crypto.createHash("sha256");
   const parts = filesOf(root, INPUTS);
