@@ -93,6 +93,8 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
   const sdkHandler = (name: string): Handler => loadedBy(m, sdkService, name);
 
   let native: Record<string, Handler> | undefined;
+  // The engine the calls are from, as its last Handshake named it, and whether it has cancelled.
+  let engine: { address: string | undefined; cancelled: boolean } = { address: undefined, cancelled: false };
   const nativeService = (): Record<string, Handler> => {
     native ??= (require("./handlers") as typeof import("./handlers")).nativeHandlers(m, sdkHandler, options.ctx, {
       servedAs: (urn, id) => {
@@ -109,12 +111,16 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
     // attached to this plugin (PULUMI_DEBUG_PROVIDERS) -- and, with supports_refresh_before_update, that it
     // reads a resource marked so (handlers.ts) before every update of it. The answer must match Configure's.
     handshake: (call, callback) => {
-      engineAnnounced(call.request.getEngineAddress());
+      const address: string = call.request.getEngineAddress();
+      engineAnnounced(address);
       // An engine that attached ends its use of the plugin as it ends any plugin's, with Cancel, and leaves it
       // running: the next engine (the update after the preview, the next command) must not find its calls
-      // cancelled. Each Handshake is a new engine's, so its calls get handlers and a context of their own
-      // (unless the caller gave one); calls still in flight keep theirs.
-      if (!options.ctx) native = undefined;
+      // cancelled. So a Handshake from another engine than the last one's address, or after a Cancel, gives
+      // the calls that follow handlers and a context of their own (unless the caller gave one); calls still
+      // in flight keep theirs. One engine handshakes once per provider instance it loads (a refresh before
+      // the update loads one more): those keep the context the engine configured.
+      if (!options.ctx && (address !== engine.address || engine.cancelled)) native = undefined;
+      engine = { address, cancelled: false };
       const resp = new m.proto.ProviderHandshakeResponse();
       resp.setAcceptSecrets(true);
       resp.setAcceptResources(true);
@@ -149,6 +155,13 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
   // Routed by the one table of calls (rpc.ts).
   const service: Record<string, Handler> = { ...front };
   for (const name of callsAnsweredBy("native", "resource")) service[name] = loadedBy(m, nativeService, name);
+  const cancel = service.cancel;
+  if (cancel) {
+    service.cancel = (call, callback) => {
+      engine.cancelled = true;
+      cancel(call, callback);
+    };
+  }
   for (const name of callsAnsweredBy("sdk")) service[name] = loadedBy(m, sdkService, name);
   if (options.sdkAtStart) sdkService();
   return service;
