@@ -93,8 +93,8 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
   const sdkHandler = (name: string): Handler => loadedBy(m, sdkService, name);
 
   let native: Record<string, Handler> | undefined;
-  // The engine the calls are from, as its last Handshake named it, and whether it has cancelled.
-  let engine: { address: string | undefined; cancelled: boolean } = { address: undefined, cancelled: false };
+  // Whether the engine the calls are from has ended its use of the plugin (Cancel).
+  let engine = { cancelled: false };
   const nativeService = (): Record<string, Handler> => {
     native ??= (require("./handlers") as typeof import("./handlers")).nativeHandlers(m, sdkHandler, options.ctx, {
       servedAs: (urn, id) => {
@@ -111,16 +111,16 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
     // attached to this plugin (PULUMI_DEBUG_PROVIDERS) -- and, with supports_refresh_before_update, that it
     // reads a resource marked so (handlers.ts) before every update of it. The answer must match Configure's.
     handshake: (call, callback) => {
-      const address: string = call.request.getEngineAddress();
-      engineAnnounced(address);
+      engineAnnounced(call.request.getEngineAddress());
       // An engine that attached ends its use of the plugin as it ends any plugin's, with Cancel, and leaves it
       // running: the next engine (the update after the preview, the next command) must not find its calls
-      // cancelled. So a Handshake from another engine than the last one's address, or after a Cancel, gives
-      // the calls that follow handlers and a context of their own (unless the caller gave one); calls still
-      // in flight keep theirs. One engine handshakes once per provider instance it loads (a refresh before
-      // the update loads one more): those keep the context the engine configured.
-      if (!options.ctx && (address !== engine.address || engine.cancelled)) native = undefined;
-      engine = { address, cancelled: false };
+      // cancelled. So the first Handshake after a Cancel gives the calls that follow handlers and a context
+      // of their own (unless the caller gave one); calls still in flight keep theirs. Any other Handshake is
+      // one more provider instance of the engine that configured this one -- an engine handshakes once per
+      // instance it loads, and a refresh before the update loads one more, from a plugin context with an
+      // address of its own -- and keeps the context that engine configured.
+      if (!options.ctx && engine.cancelled) native = undefined;
+      engine = { cancelled: false };
       const resp = new m.proto.ProviderHandshakeResponse();
       resp.setAcceptSecrets(true);
       resp.setAcceptResources(true);
