@@ -476,6 +476,28 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     }
   });
 
+  it("deleteBeforeReplace: false on a running limit of 1: a url change ends the old session first, with a warning, and the replacement runs", async () => {
+    const account = newAccount(emulator, { runningLimit: 1 });
+    const cli = await stackOf("full-limit", "full-limit");
+    try {
+      await setSecret(cli, "remote-browser:apiKey", account.apiKey);
+      await cli.clean(["config", "set", "url", "https://example.com/first"]);
+      await cli.clean(["up", "--yes"]);
+      const [first] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      await cli.clean(["config", "set", "url", "https://example.com/second"]);
+      const up = await cli.ok(["up", "--yes"]);
+      expect(text(up)).toContain(`leaves no room for the replacement beside session ${first!.id}, so that session was ended first`);
+      const [second] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      expect(second!.id).not.toBe(first!.id);
+      expect(emulator.control.sessions().find((s) => s.vmId === second!.id)!.status).toBe("running");
+      expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 2, running: 1 });
+      await cli.clean(["destroy", "--yes"]);
+      expect(accountBooks(emulator, account.accountId)).toMatchObject({ running: 0, neverEnded: 0 });
+    } finally {
+      if (accountBooks(emulator, account.accountId).neverEnded > 0) await cli.run(["destroy", "--yes"]);
+    }
+  });
+
   it("a pulumi up killed while the session starts: the plugin exits, the next up adopts the same session, destroy ends it", async () => {
     const own = await startEmulator({ prepMs: 300 });
     const cli = await stackOf("cancel", "killed", own);
