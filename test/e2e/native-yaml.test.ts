@@ -247,6 +247,12 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     expectOnlyImportWarning(importedByOption, kept);
     await cli.clean(["preview", "--expect-no-changes"]);
 
+    // That update recorded the program's inputs for `review`, settling its import: an input declared for the
+    // first time now (the service runs the account's default language) replaces it, as on any session.
+    program({ review: session({ ...declared, language: "de" }), kept: session({ browser: "chrome", url: STARTED_URL }, { import: kept }) });
+    const settled = await cli.ok(["preview", "--diff"]);
+    expect(settled.stdout).toMatch(/\+-\s*remote-browser:index:BrowserSession: \(replace\)[\s\S]*?\[urn=[^\]]*::review\][\s\S]*?\+ language\s*:/);
+
     // ignoreChanges: a changed url the program ignores is no change (and no new session).
     const ignoring = session({ ...declared, url: "https://changed.example.com/" }, { ignoreChanges: ["url"] });
     program({ review: ignoring, kept: session({ browser: "chrome", url: STARTED_URL }, { import: kept }) });
