@@ -31,7 +31,7 @@ export type ErrorCode =
   | "key_refused" // the service refused the API key, or the account has no programmatic access
   | "validation" // an input breaks a rule where no per-property check report is possible (components)
   | "stale_idempotency_key" // a key set by the user belongs to a session that has ended
-  | "idempotency_keys_exhausted" // every key of the derived chain belongs to an ended session
+  | "idempotency_keys_exhausted" // no longer thrown: the key after an ended session has no last step (kept for programs that test for it)
   | "not_running_in_time" // the session was not running within readyTimeoutSeconds
   | "preparation_failed" // the session's preparation ended in `error`
   | "ended_while_starting" // the session ended, or was forgotten, before it was running
@@ -191,6 +191,7 @@ export const KeyRefusedError = member("key_refused", "KeyRefusedError");
 export type KeyRefusedError = InstanceType<typeof KeyRefusedError>;
 export const StaleIdempotencyKeyError = member("stale_idempotency_key", "StaleIdempotencyKeyError");
 export type StaleIdempotencyKeyError = InstanceType<typeof StaleIdempotencyKeyError>;
+/** No longer thrown (the chain of keys past ended sessions has no end); exported still, for programs that test for it. */
 export const IdempotencyKeysExhaustedError = member("idempotency_keys_exhausted", "IdempotencyKeysExhaustedError");
 export type IdempotencyKeysExhaustedError = InstanceType<typeof IdempotencyKeysExhaustedError>;
 export const NotRunningInTimeError = member("not_running_in_time", "NotRunningInTimeError");

@@ -60,35 +60,6 @@ export class ProviderContext {
 
   readonly cancelled = (): boolean => this.wasCancelled;
 
-  /**
-   * The engine showed `vmId` as a resource's recorded session (a diff or a refresh of it). A create in this
-   * process that its idempotency key answers with that session is creating its replacement, never a retry
-   * of its own: see controller.ts.
-   */
-  recordedSessionShown(vmId: string): void {
-    if (vmId) this.recordedSessions.add(vmId);
-  }
-
-  isRecordedSession(vmId: string): boolean {
-    return this.recordedSessions.has(vmId);
-  }
-
-  private readonly recordedSessions = new Set<string>();
-
-  /**
-   * A create in this process handed the engine `vmId`, a session started before it asked (by an earlier
-   * run, under the same idempotency key): see controller.ts.
-   */
-  handedOverEarlierSession(vmId: string): void {
-    this.handedOverSessions.add(vmId);
-  }
-
-  wasHandedOverEarlierSession(vmId: string): boolean {
-    return this.handedOverSessions.has(vmId);
-  }
-
-  private readonly handedOverSessions = new Set<string>();
-
   /** Reads the provider's settings; `get` takes a key of the `remote-browser` namespace without prefix. */
   configure(get: (key: string) => string | undefined, env: NodeJS.ProcessEnv = process.env): void {
     this.config = loadConfig(get, env);

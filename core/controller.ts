@@ -1,8 +1,8 @@
 import { type ApiVersion, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type V7CreateRequest, hasEndedOrFailed, type SessionEntry, isMasked } from "../client";
 import type { ProviderContext, Reporter } from "./context";
 import { type SessionInputs, API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS, type SessionOutputs, errorText, fromEntry, mirrorInputs, unconfirmedWarning, inputsFrom, presentOf, SECRET_OUTPUTS, withoutNulls } from "./declaration";
-import { capacityPause, capacityStep, capacityWait, type CapacityWait, endingMakesRoom, type QueueProgress, sessionName, sessionProgress, generationKey, successorKey, throttled, WaitOutcome, describe, waitForRunning } from "./launch";
-import { CancelledError, EndedWhileStartingError, EngineGoneError, IdempotencyKeysExhaustedError, LocationNotAppliedError, NotRunningInTimeError, PreparationFailedError, RemoteBrowserError, MemberContext, SessionKeptError, StaleIdempotencyKeyError, StatusUnreadableError, ImportError, ValidationError } from "../client/errors";
+import { capacityPause, capacityStep, capacityWait, type CapacityWait, endingMakesRoom, type QueueProgress, sessionName, sessionProgress, generationKey, keyAfter, throttled, WaitOutcome, describe, waitForRunning } from "./launch";
+import { CancelledError, EndedWhileStartingError, EngineGoneError, LocationNotAppliedError, NotRunningInTimeError, PreparationFailedError, RemoteBrowserError, MemberContext, SessionKeptError, StaleIdempotencyKeyError, StatusUnreadableError, ImportError, ValidationError } from "../client/errors";
 // The one error of "created but not initialised", which the fronts hand their hosts (asInitFailure, below).
 export type { SessionKeptError } from "../client/errors";
 import { assertSameRecord, unprovenOwner, type OwnerIdentity, recordsOwner, CURRENT_STATE_VERSION, inferredStateVersion } from "./state";
@@ -35,6 +35,12 @@ export interface CreateSessionRequest extends SessionRequest {
   /** Take over this running session (the `import` resource option) instead of starting one. */
   adoptVmId?: string;
   /**
+   * The session this create replaces, where the engine showed it to the front for this resource (its
+   * diff, its read before the update, or its delete before the replacement). Its replacement's key is one
+   * step after it, and ending it makes room for the replacement on a full running limit.
+   */
+  replaces?: string;
+  /**
    * The resource's `customTimeouts.create`, in seconds, where the engine passes it (the plugin's
    * front door; a dynamic provider is never told). It bounds the whole create, capacity wait included,
    * together with `readyTimeoutSeconds`: the shorter wins.
@@ -62,6 +68,11 @@ export type ReadSessionRequest = RecordedSessionRequest;
 
 export interface DeleteSessionRequest extends RecordedSessionRequest {
   /**
+   * A create of this engine's update handed the engine this very session, started by an earlier run under
+   * the same key, as the resource's replacement: the front keeps what its creates answered.
+   */
+  handedToReplacement?: boolean;
+  /**
    * The resource's `customTimeouts.delete`, in seconds, where the engine passes it (the plugin's front
    * door; a dynamic provider is never told): how long ending the session may take before destroy fails.
    */
@@ -86,16 +97,21 @@ export function byRecordedVersion<R, Q extends RecordedSessionRequest = Recorded
  * A session created or adopted; `idempotencyKey`: the key a version 8 create started it under;
  * `stateVersion`: the layout version of the record, which the front records with the outputs (state.ts).
  */
-type Created = { id: string; outs: SessionOutputs; idempotencyKey?: string; stateVersion?: number };
+type Created = {
+  id: string;
+  outs: SessionOutputs;
+  idempotencyKey?: string;
+  stateVersion?: number;
+  /** The session was started before this create asked (by an earlier run, under the same key): handed over, not started. */
+  handedOver?: boolean;
+};
 
 /** Create: adopts the session named by the `import` option, or starts one the configured version's way. */
 export async function create(ctx: ProviderContext, req: CreateSessionRequest): Promise<Created> {
   const { adoptVmId } = req;
   if (adoptVmId !== undefined) checkSessionId(adoptVmId, "importing a session (the import resource option)");
-  const { id, outs, idempotencyKey }: Created = adoptVmId
-    ? await ADOPT[ctx.version().name](ctx, { ...req, vmId: adoptVmId })
-    : await CREATE[ctx.version().name](ctx, req);
-  return { id, outs, idempotencyKey, stateVersion: CURRENT_STATE_VERSION };
+  const created: Created = adoptVmId ? await ADOPT[ctx.version().name](ctx, { ...req, vmId: adoptVmId }) : await CREATE[ctx.version().name](ctx, req);
+  return { ...created, stateVersion: CURRENT_STATE_VERSION };
 }
 
 const CREATE: Record<ApiVersion, (ctx: ProviderContext, req: CreateSessionRequest) => Promise<Created>> = {
@@ -110,163 +126,161 @@ const CREATE: Record<ApiVersion, (ctx: ProviderContext, req: CreateSessionReques
  * an earlier one costs one more attempt under the next key, never a session left running.
  */
 const REPLAY_SKEW_MS = 1_000;
-/**
- * Earlier generations of the same resource that may have used up keys of the chain: a stack destroyed
- * and brought up again with the same inputs walks one step further each time (a replayed create and a
- * status read per step, no session started).
- */
-const MAX_KEY_STEPS = 1_000;
 
 /**
  * Version 8: one loop of attempts, each one create under an idempotency key. An `upgrade` refusal pauses
  * and tries the key again (the capacity wait), makes room by ending the session being replaced, or fails
- * (afterRefusal); an answer moves on to the next key or is waited for until it runs (waitForRunning, the
- * one loop of its own) and settled.
+ * (afterRefusal); an answer that names a session this generation cannot take -- one that has ended, or the
+ * one being replaced -- moves on to the key after it; any other is waited for until it runs
+ * (waitForRunning, the one loop of its own) and settled.
  */
 export async function createV8(ctx: ProviderContext, req: CreateSessionRequest): Promise<Created> {
-  const { inputs } = req;
+  const { inputs, replaces } = req;
   const client = ctx.api();
   const { clock } = ctx;
   const limit = createLimit(inputs.readyTimeoutSeconds, req.engineTimeoutSeconds);
-  const timeoutMs = limit.seconds * 1000;
-  const deadline = clock.now() + timeoutMs;
-  const request = apiRequest(inputs);
+  const deadline = clock.now() + limit.seconds * 1000;
   const userKey = inputs.idempotencyKey;
   // Known before any session starts: a key whose account cannot be read starts nothing.
   const owner = await ctx.owner();
-  const baseKey = userKey ?? generationKey({ seed: req.seed, inputs, stackSecret: ctx.cfg().idempotencySecret });
-  const capacityWaitSeconds = inputs.waitForCapacitySeconds ?? ctx.cfg().waitForCapacitySeconds;
+  const base = userKey ?? generationKey({ seed: req.seed, inputs, stackSecret: ctx.cfg().idempotencySecret });
   // Progress and warnings go to this resource's own row in the engine's display.
   const report = ctx.reporter(req.urn);
-  const progress = sessionProgress(report);
-  const capacity: Capacity = {
-    // The engine's bound covers the whole create: a queue for capacity may not outlast it.
-    waitMs: limit.by === "customTimeouts.create" ? Math.min(capacityWaitSeconds * 1000, timeoutMs) : capacityWaitSeconds * 1000,
-    seconds: capacityWaitSeconds,
-    report,
-    name: req.name,
-    begin: () => {
-      const startedAt = clock.now();
-      return {
-        wait: capacityWait(startedAt),
-        // Refusals for the rate limit are retried within the resource's own deadline when it is under 60 s.
-        retryWithinMs: Math.max(0, deadline - startedAt),
-        // Queued from the first create on: its refusal comes a round trip later.
-        queued: throttled(progress.queued, () => clock.now(), startedAt),
-      };
-    },
-  };
-
-  // The session this create replaces, once a key has answered with it.
-  let replaced: string | undefined;
-  // The key being tried; none: the next step's is due.
-  let turn: KeyTurn | undefined;
-  let step = 0;
-  while (step < MAX_KEY_STEPS) {
-    if (!turn) {
-      if (ctx.cancelled()) throw new CancelledError("the update was cancelled before the session was started; no session was started");
-      // The service's clock at its answer, so that telling an earlier session from a new one does not
-      // depend on how well our clock agrees with the service's.
-      turn = { key: successorKey(baseKey, step), answeredAt: clock.now(), beside: replaced, queue: capacity.begin() };
-    }
+  const capacity = capacityOf(ctx, req, limit, deadline, report);
+  // A replacement whose front was shown the session it replaces starts one step after that session: the
+  // same key in this run and the one after a killed update, and never the key that started the old one.
+  let turn = capacity.turn(replaces && !userKey ? keyAfter(base, replaces) : base, replaces);
+  for (;;) {
     const attempt = turn;
     let answer: CreateAnswer;
     try {
       answer = await client.createSession(
-        { ...request, idempotencyKey: attempt.key },
+        { ...apiRequest(inputs), idempotencyKey: attempt.key },
         { onServerTime: (ms) => (attempt.answeredAt = ms), retryWithinMs: attempt.queue.retryWithinMs },
       );
     } catch (err) {
       await afterRefusal(ctx, attempt, err, capacity);
       continue;
     }
-    const { key, answeredAt } = attempt;
-    const vmId = answer.vmId;
-    if (ctx.isRecordedSession(vmId)) {
-      // The key is the one the session being replaced was started under (same resource, same inputs: a
-      // --replace, a replaceOnChanges on an input the service is not sent, a replacementTrigger), and the
-      // engine ends that session after this create, or has already. Its replacement is the next key's.
-      if (userKey) {
-        throw new StaleIdempotencyKeyError(
-          `idempotencyKey "${userKey}" belongs to session ${vmId}, the one being replaced; set a new idempotencyKey to start its replacement`,
-          { vmId },
-        );
-      }
-      replaced = vmId;
-      turn = undefined;
-      step++;
+    const outs = answeredOutputs(inputs, answer, owner);
+    // The session being replaced, which the engine ends after this create (or has already): never its own replacement.
+    const wait = outs.vmId === replaces ? undefined : await waitFor(ctx, outs, { limit, deadline, report, pollFirst: attempt.key !== base });
+    if (wait === undefined || isStaleReplay(wait, attempt.answeredAt)) {
+      if (userKey) throw staleUserKey(userKey, outs.vmId, wait);
+      turn = capacity.turn(keyAfter(base, outs.vmId), turn.beside);
       continue;
     }
-    const outs: SessionOutputs = {
-      ...mirrorInputs(inputs),
-      vmId,
-      shareUrl: answer.shareUrl,
-      shareUrlPath: answer.shareUrlPath,
-      status: "starting",
-      locationApplied: answer.location_applied,
-      locationReason: answer.location_reason,
-      apiVersion: "v8",
-      owner,
-    };
-    let outcome: WaitOutcome;
-    try {
-      outcome = await waitForRunning({
-        // Looks go on the process's shared poll tick, behind creates and removes in the request budget.
-        client: { session: (id) => client.pollSession(id) },
-        vmId,
-        // readyTimeoutSeconds is how long the session may take to run, from its start: a queue for capacity
-        // before it does not use it up (it did, and a session that waited its turn was ended unseen).
-        // customTimeouts.create is the engine's bound on the whole create, the queue included.
-        timeoutMs: limit.by === "customTimeouts.create" ? Math.max(0, deadline - clock.now()) : timeoutMs,
-        waiting: ctx,
-        // Past the first key the answer is likely a replay of an ended session: look at once.
-        looks: { schedule: ctx.schedule, pollFirst: step > 0 },
-        onProgress: progress.waiting,
-      });
-    } catch (err) {
-      // The session exists but its status could not be read: thrown as is, the engine would forget it.
-      if (!ctx.engineAlive()) throw err;
-      return failAndRemove(ctx, outs, {
-        Failure: StatusUnreadableError,
-        why: `waiting for session ${vmId} to run failed: ${errorText(err)}`,
-      });
-    }
-    if (isStaleReplay(outcome, answeredAt)) {
-      // The key's first answer was a session of an earlier generation that has ended since.
-      if (userKey) {
-        throw new StaleIdempotencyKeyError(
-          `idempotencyKey "${userKey}" belongs to session ${vmId}, which has ended (${describe(outcome)}); ` +
-            "set a new idempotencyKey to start a new session",
-          { vmId },
-        );
-      }
-      turn = undefined;
-      step++;
-      continue;
-    }
-    const verdict = settlement(outcome, {
-      vmId,
-      timeoutMs,
-      limitedBy: limit.by,
-      country: inputs.country,
-      requireLocation: inputs.requireLocation === true,
-      answered: { locationApplied: answer.location_applied, locationReason: answer.location_reason },
-    });
-    switch (verdict.kind) {
-      case "running": {
-        const running = { ...outs, ...fromEntry(verdict.entry) };
-        // Started before this create asked: a session of an earlier run handed over through its key.
-        if (startedBefore(verdict.entry, answeredAt)) ctx.handedOverEarlierSession(vmId);
-        if (verdict.warning) await report.warning(`${sessionName(req.name)}: ${verdict.warning}`);
-        return { id: vmId, outs: running, idempotencyKey: key };
-      }
-      case "remove":
-        return failAndRemove(ctx, verdict.entry ? { ...outs, ...fromEntry(verdict.entry) } : outs, verdict);
-      case "fail":
-        throw new verdict.Failure(verdict.why, { vmId });
-    }
+    return settle(ctx, req, wait, outs, { limit, key: attempt.key, answeredAt: attempt.answeredAt, report });
   }
-  throw new IdempotencyKeysExhaustedError(`no fresh idempotency key found after ${MAX_KEY_STEPS} ended sessions of this resource`);
+}
+
+/** The user's idempotencyKey answered with a session this generation cannot take: a new key is the user's to set. */
+function staleUserKey(userKey: string, vmId: string, outcome: WaitOutcome | undefined): StaleIdempotencyKeyError {
+  const why = outcome ? `which has ended (${describe(outcome)}); set a new idempotencyKey to start a new session` : "the one being replaced; set a new idempotencyKey to start its replacement";
+  return new StaleIdempotencyKeyError(`idempotencyKey "${userKey}" belongs to session ${vmId}, ${why}`, { vmId });
+}
+
+/** The outputs of the session a create was answered with, before it runs. */
+function answeredOutputs(inputs: SessionInputMap, answer: CreateAnswer, owner: string): SessionOutputs {
+  return {
+    ...mirrorInputs(inputs),
+    vmId: answer.vmId,
+    shareUrl: answer.shareUrl,
+    shareUrlPath: answer.shareUrlPath,
+    status: "starting",
+    locationApplied: answer.location_applied,
+    locationReason: answer.location_reason,
+    apiVersion: "v8",
+    owner,
+  };
+}
+
+/**
+ * Waits for the session a create was answered with to run. A status that cannot be read while the engine
+ * is there ends the session (thrown as is, the engine would forget it); with the engine gone it is thrown.
+ */
+async function waitFor(ctx: ProviderContext, outs: SessionOutputs, o: { limit: CreateLimit; deadline: number; report: Reporter; pollFirst: boolean }): Promise<WaitOutcome> {
+  const client = ctx.api();
+  try {
+    return await waitForRunning({
+      // Looks go on the process's shared poll tick, behind creates and removes in the request budget.
+      client: { session: (id) => client.pollSession(id) },
+      vmId: outs.vmId,
+      // readyTimeoutSeconds is how long the session may take to run, from its start: a queue for capacity
+      // before it does not use it up (it did, and a session that waited its turn was ended unseen).
+      // customTimeouts.create is the engine's bound on the whole create, the queue included.
+      timeoutMs: o.limit.by === "customTimeouts.create" ? Math.max(0, o.deadline - ctx.clock.now()) : o.limit.seconds * 1000,
+      waiting: ctx,
+      // Past the first key the answer is likely a replay of an ended session: look at once.
+      looks: { schedule: ctx.schedule, pollFirst: o.pollFirst },
+      onProgress: sessionProgress(o.report).waiting,
+    });
+  } catch (err) {
+    if (!ctx.engineAlive()) throw err;
+    return failAndRemove(ctx, outs, { Failure: StatusUnreadableError, why: `waiting for session ${outs.vmId} to run failed: ${errorText(err)}` });
+  }
+}
+
+/** What a create that waited for its session does with it: hands it over running, or ends it and fails, or fails. */
+async function settle(
+  ctx: ProviderContext,
+  req: CreateSessionRequest,
+  wait: WaitOutcome,
+  outs: SessionOutputs,
+  o: { limit: CreateLimit; key: string; answeredAt: number; report: Reporter },
+): Promise<Created> {
+  const { inputs } = req;
+  const vmId = outs.vmId;
+  const verdict = settlement(wait, {
+    vmId,
+    timeoutMs: o.limit.seconds * 1000,
+    limitedBy: o.limit.by,
+    country: inputs.country,
+    requireLocation: inputs.requireLocation === true,
+    answered: { locationApplied: outs.locationApplied, locationReason: outs.locationReason },
+  });
+  switch (verdict.kind) {
+    case "running": {
+      if (verdict.warning) await o.report.warning(`${sessionName(req.name)}: ${verdict.warning}`);
+      // Started before this create asked: a session of an earlier run handed over through its key.
+      return { id: vmId, outs: { ...outs, ...fromEntry(verdict.entry) }, idempotencyKey: o.key, handedOver: startedBefore(verdict.entry, o.answeredAt) };
+    }
+    case "remove":
+      return failAndRemove(ctx, verdict.entry ? { ...outs, ...fromEntry(verdict.entry) } : outs, verdict);
+    case "fail":
+      throw new verdict.Failure(verdict.why, { vmId });
+  }
+}
+
+/** The capacity wait of one create: how long, where it is told, and each key's turn with a wait of its own. */
+function capacityOf(ctx: ProviderContext, req: CreateSessionRequest, limit: CreateLimit, deadline: number, report: Reporter): Capacity {
+  const { clock } = ctx;
+  const seconds = req.inputs.waitForCapacitySeconds ?? ctx.cfg().waitForCapacitySeconds;
+  const progress = sessionProgress(report);
+  const begin = (): Queue => {
+    const startedAt = clock.now();
+    return {
+      wait: capacityWait(startedAt),
+      // Refusals for the rate limit are retried within the resource's own deadline when it is under 60 s.
+      retryWithinMs: Math.max(0, deadline - startedAt),
+      // Queued from the first create on: its refusal comes a round trip later.
+      queued: throttled(progress.queued, () => clock.now(), startedAt),
+    };
+  };
+  return {
+    // The engine's bound covers the whole create: a queue for capacity may not outlast it.
+    waitMs: limit.by === "customTimeouts.create" ? Math.min(seconds * 1000, limit.seconds * 1000) : seconds * 1000,
+    seconds,
+    report,
+    name: req.name,
+    begin,
+    turn: (key, beside) => {
+      if (ctx.cancelled()) throw new CancelledError("the update was cancelled before the session was started; no session was started");
+      // The service's clock at its answer replaces ours, so that telling an earlier session from a new one
+      // does not depend on how well our clock agrees with the service's.
+      return { key, answeredAt: clock.now(), beside, queue: begin() };
+    },
+  };
 }
 
 /** One step of the key chain as createV8 tries it: the key, and where its creates stand. */
@@ -296,6 +310,8 @@ interface Capacity {
   name: string | undefined;
   /** A wait beginning now: a key's first, or the one after making room. */
   begin: () => Queue;
+  /** `key`'s turn, beside the session being replaced while ending it may still make room; none once cancelled. */
+  turn: (key: string, beside: string | undefined) => KeyTurn;
 }
 
 /**
@@ -634,7 +650,7 @@ export const del = byRecordedVersion<void, DeleteSessionRequest>({ v8: deleteV8,
  * for the next destroy.
  */
 export async function deleteV8(ctx: ProviderContext, req: DeleteSessionRequest): Promise<void> {
-  if (ctx.wasHandedOverEarlierSession(req.id)) {
+  if (req.handedToReplacement) {
     // Within one update the engine deletes a session a create has just handed it only as the original of
     // a create-before-delete replacement: that create was not shown the session it replaces (a replacement
     // the engine decides without asking the provider), and its idempotency key answered with that very

@@ -558,15 +558,18 @@ export function unconfirmedWarning(vmId: string, declared?: readonly string[]): 
 }
 
 /**
- * The recorded side of a diff, with the inputs an import could not record filled in: from the inputs
- * the state records (the program's since the import, or since the first update after a `pulumi import`),
- * else adopted as the program now declares them -- on both sides, so that a value not known yet at
- * preview is no change either. A session not imported is returned as it is.
+ * The recorded side of a diff, with the inputs an import could not record filled in. Until the first
+ * update after the import has recorded the program's inputs (`settled` false), from the inputs the state
+ * records, else adopted as the program now declares them -- on both sides, so that a value not known yet
+ * at preview is no change either. From then on (`settled`), the inputs the state records are the
+ * program's, and an input they lack was not declared: declaring it is a change like on any session. A
+ * session not imported is returned as it is.
  */
 export function withDeclaredAdopted(
   olds: Record<string, unknown>,
   oldInputs: Record<string, unknown>,
   news: Record<string, unknown>,
+  settled = false,
 ): { olds: Record<string, unknown>; news: Record<string, unknown> } {
   const unconfirmed = olds[UNCONFIRMED_MARK];
   if (!Array.isArray(unconfirmed)) return { olds, news };
@@ -576,6 +579,7 @@ export function withDeclaredAdopted(
     if (typeof k !== "string") continue;
     const recorded = oldInputs[k];
     if (recorded !== undefined && recorded !== null) o[k] = recorded;
+    else if (settled) delete o[k];
     else if (isUnknown(n[k])) delete n[k];
     else o[k] = n[k];
   }

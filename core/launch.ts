@@ -6,11 +6,13 @@ import { CancelledError, EngineGoneError } from "../client/errors";
 import { clockOf, stopOf, type Clock, type PollSchedule, type Reporter, type Waiting } from "./context";
 
 /**
- * Idempotency keys. A key must be the same for every attempt to create one generation of a resource --
- * retries within a run, and the run after an interrupted `pulumi up` -- and new for a replacement.
- * So it is derived, not drawn: from the resource's identity in its stack, the key of the generation it
- * replaces, and the API inputs of the new generation. Nothing random survives a killed process, but
- * these three do (the program still declares the same resource with the same inputs).
+ * Idempotency keys, derived in this one place. A key must be the same for every attempt to create one
+ * generation of a resource -- retries within a run, and the run after an interrupted `pulumi up` -- and
+ * new for a replacement. So it is derived, not drawn: from the resource's identity (resourceSeed: the
+ * stack's and the resource's own), the session the generation replaces, where the front knows it, and the
+ * API inputs of the new generation. Nothing random survives a killed process, but these do (the stack's
+ * identity is recorded before any of its sessions is created, and the program still declares the same
+ * resource with the same inputs).
  */
 export function generationKey({ seed, previousKey, inputs, stackSecret }: GenerationKeyMaterial): string {
   const material = [seed ?? randomUUID(), previousKey ?? "", canonicalApiInputs(inputs)].join("\n");
@@ -24,7 +26,7 @@ export function generationKey({ seed, previousKey, inputs, stackSecret }: Genera
 
 /** What a generation's key is derived from. */
 export interface GenerationKeyMaterial {
-  /** The resource's identity in its stack; without one, drawn at random (an interrupted run cannot adopt). */
+  /** The resource's identity (resourceSeed); without one, drawn at random (an interrupted run cannot adopt). */
   seed?: string;
   /** The key of the generation this one replaces, when there is one. */
   previousKey?: string;
@@ -34,12 +36,24 @@ export interface GenerationKeyMaterial {
 }
 
 /**
- * The n-th successor of a key. A key's first answer may belong to a session that has since ended
- * (the stack was destroyed and brought up again with the same inputs); the provider then moves along
- * this deterministic chain, so that an interrupted run still lands on the same key as the one before.
+ * A resource's identity as its idempotency keys' seed: the stack's identity, which tells apart two stacks
+ * of the same project and name (on two backends, or in two organisations), and the resource's own in its
+ * stack, which tells apart two resources the engine tells apart (its URN names the types of its parents).
+ * A front that knows no stack identity (a state recorded before there was one) seeds with the resource's
+ * alone, as every earlier release did.
  */
-export function successorKey(key: string, n: number): string {
-  return n === 0 ? key : derivedKey(sha256(`${key}#${n}`));
+export function resourceSeed(stack: string | undefined, resource: string): string {
+  return stack ? `${stack}\n${resource}` : resource;
+}
+
+/**
+ * The key after `key` once it answered with the session `vmId`, which this generation cannot take (it
+ * has ended, or it is the session being replaced): one step that depends on that session alone, so that
+ * a create that knows the session it replaces goes straight there, and a chain of ended sessions has no
+ * end after which no key is left.
+ */
+export function keyAfter(key: string, vmId: string): string {
+  return derivedKey(sha256(`${key}#${vmId}`));
 }
 
 export function canonicalApiInputs(inputs: Record<string, unknown>): string {

@@ -4,6 +4,9 @@ import { asInitFailure, create, del, read, type ReadResult } from "../core/contr
 import { engineDiagnostics } from "../engine-conventions/diagnostics";
 import { engineWatcher } from "../engine-conventions/liveness";
 import { isUrn, urnName, recordedStateVersion, withStateVersion } from "../engine-conventions/wire";
+import { backendIdentity } from "../engine-conventions/backend";
+import { ShownSessions } from "../engine-conventions/replacements";
+import { resourceSeed } from "../core/launch";
 import { RECORDED, withIdempotencyKey, type DynamicInputs } from "./wireFields";
 
 export type { ProviderDeps } from "../core/context";
@@ -18,13 +21,21 @@ export type { DynamicInputs } from "./wireFields";
  */
 export class SessionProvider {
   readonly ctx: ProviderContext;
+  /** What the engine showed this process of each resource's recorded session (engine-conventions/replacements.ts). */
+  private readonly shown = new ShownSessions();
+  private readonly stackIdentity: () => string | undefined;
 
-  constructor(deps: Partial<ProviderDeps> = {}) {
+  /**
+   * `stackIdentity`: what tells this stack apart from another of the same project and name (the backend it
+   * is kept in, engine-conventions/backend.ts), the first part of every session's seed.
+   */
+  constructor(deps: Partial<ProviderDeps> = {}, o: { stackIdentity?: () => string | undefined } = {}) {
     this.ctx = new ProviderContext({
       ...deps,
       engineAlive: deps.engineAlive ?? engineWatcher(),
       diagnostics: deps.diagnostics ?? engineDiagnostics(),
     });
+    this.stackIdentity = o.stackIdentity ?? (() => backendIdentity());
   }
 
   /** Reads the provider's settings; `get` takes a key of the `remote-browser` namespace without prefix. */
@@ -37,7 +48,7 @@ export class SessionProvider {
   }
 
   diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
-    this.ctx.recordedSessionShown(id);
+    this.shown.shown(resourceOf(news) ?? resourceOf(olds), id);
     const { changes, replaces, updates, deleteBeforeReplace } = diff({ olds, news });
     // The program's replaceOnChanges, which the engine cannot apply to a dynamic resource (see wireFields.ts).
     const asked = Array.isArray(news.__replaceOnChanges) ? (news.__replaceOnChanges as unknown[]) : [];
@@ -49,13 +60,18 @@ export class SessionProvider {
     const { __seed, __adoptVmId, __urn, __provider, ...plain } = inputs;
     const urn = urnOf(__urn);
     try {
-      const { id, outs, idempotencyKey, stateVersion } = await create(this.ctx, {
+      const { id, outs, idempotencyKey, stateVersion, handedOver } = await create(this.ctx, {
         inputs: plain as SessionInputs & Record<string, unknown>,
-        seed: __seed,
+        // The stack's identity, then the resource's: its URN, which names its parents' types (two sessions
+        // of one name under components of two types are two resources), else, from a program of a release
+        // that did not send the URN, project/stack/name.
+        seed: urn ?? __seed ? resourceSeed(this.stackIdentity(), (urn ?? __seed)!) : undefined,
         urn,
         name: urn && urnName(urn),
         adoptVmId: __adoptVmId || undefined,
+        replaces: this.shown.replacedBy(resourceOf(inputs)),
       });
+      if (handedOver) this.shown.handed(id);
       const wired = withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs;
       return { id, outs: { ...withStateVersion(withIdempotencyKey(wired, idempotencyKey), stateVersion), ...presentOf(inputs, RECORDED) } };
     } catch (err) {
@@ -67,8 +83,8 @@ export class SessionProvider {
 
   async read(id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {
     // The dynamic provider host does not say which resource it reads: its warnings go to the stack.
-    this.ctx.recordedSessionShown(id);
     const { stateVersion, ...result } = await read(this.ctx, { id, props, stateVersion: recordedStateVersion(props) });
+    this.shown.shown(resourceOf(props), id);
     if (!result.props || !result.inputs) return result;
     return { ...result, props: withStateVersion(result.props, stateVersion), inputs: { ...result.inputs, ...presentOf(props, RECORDED) } };
   }
@@ -77,9 +93,19 @@ export class SessionProvider {
     return update({ olds, news });
   }
 
-  delete(id: string, props: Record<string, unknown>): Promise<void> {
-    return del(this.ctx, { id, props, stateVersion: recordedStateVersion(props) });
+  async delete(id: string, props: Record<string, unknown>): Promise<void> {
+    await del(this.ctx, { id, props, stateVersion: recordedStateVersion(props), handedToReplacement: this.shown.wasHanded(id) });
+    // Before a replacement (delete-before-replace, the SDK's default), the session it replaces.
+    this.shown.shown(resourceOf(props), id);
   }
+}
+
+/**
+ * Which resource a call is about, from its wire fields: the URN, else (a program or state of a release that
+ * did not send or record it) project/stack/name.
+ */
+function resourceOf(fields: Record<string, unknown>): string | undefined {
+  return urnOf(fields.__urn) ?? (typeof fields.__seed === "string" && fields.__seed !== "" ? fields.__seed : undefined);
 }
 
 /**

@@ -31,10 +31,11 @@ export function wireInputs(fields: {
 }
 
 /**
- * Recorded with a session's outputs, as every release has: a refresh hands them back as inputs, so that
- * the program's next preview shows no change.
+ * Recorded with a session's outputs, as every release has (the URN since the release that seeds keys with
+ * it): a refresh hands them back as inputs, so that the program's next preview shows no change, and a
+ * read or delete, which the dynamic provider host does not tell which resource it serves, knows it.
  */
-export const RECORDED = ["__seed", "__adoptVmId"] as const;
+export const RECORDED = ["__seed", "__adoptVmId", "__urn"] as const;
 
 /**
  * Outputs only the dynamic resource records, secret: the idempotency key its session was started under.

@@ -4,7 +4,7 @@ import { engineWatcher } from "../engine-conventions/liveness";
 import type { PulumiModules } from "../engine-conventions/sdkInternals";
 import { plainJson, urnType } from "../engine-conventions/wire";
 import { invoke } from "./functions";
-import { checkConfig, configFileWarnings, diffConfig, isDefaultProvider, keyInPlainConfig, settingsFrom } from "./providerConfig";
+import { checkConfig, configFileWarnings, configuredStackIdentity, diffConfig, isDefaultProvider, keyInPlainConfig, settingsFrom } from "./providerConfig";
 import { BROWSER_SESSION } from "./identity";
 import { BrowserSessionAdapter } from "./resource";
 import { grpcError, type Handler, type NativeCall } from "./rpc";
@@ -65,7 +65,7 @@ export function nativeHandlers(
   return {
     checkConfig: unary(async (req) => {
       const urn: string = req.getUrn();
-      const { inputs, failures, warnings } = checkConfig(js(req.getNews()), process.env, urn);
+      const { inputs, failures, warnings } = checkConfig(js(req.getNews()), process.env, urn, js(req.getOlds()));
       if (isDefaultProvider(urn)) warnings.push(...configFileWarnings(urn));
       for (const message of warnings) await ctx.diagnostics.warning(urn, message);
       return checkResponse(inputs, failures);
@@ -83,7 +83,7 @@ export function nativeHandlers(
       const id: string | undefined = req.getId?.() || undefined;
       if (urn && id) components.servedAs?.(urn, id);
       ctx.configure(settingsFrom(args, req.getVariablesMap(), isDefaultProvider(urn) ? undefined : (key) => `the provider's ${key}`));
-      sessions.configured({ keyInPlainConfig: keyInPlainConfig(args) });
+      sessions.configured({ keyInPlainConfig: keyInPlainConfig(args), stackIdentity: configuredStackIdentity(args) });
       const resp = new proto.ConfigureResponse();
       // As the SDK's server answers (its components need resources and outputs); secrets: see engine-conventions/wire.ts.
       resp.setAcceptsecrets(true);
@@ -92,11 +92,11 @@ export function nativeHandlers(
       return resp;
     }),
     check: forSession("check", async (req) => {
-      const { inputs, failures } = await sessions.check({ news: js(req.getNews()) });
+      const { inputs, failures } = await sessions.check({ news: js(req.getNews()), olds: js(req.getOlds()) });
       return checkResponse(inputs, failures);
     }),
     diff: forSession("diff", async (req) => {
-      const result = sessions.diff({ id: req.getId(), olds: js(req.getOlds()), news: js(req.getNews()), oldInputs: js(req.getOldInputs()) });
+      const result = sessions.diff({ id: req.getId(), urn: req.getUrn() || undefined, olds: js(req.getOlds()), news: js(req.getNews()), oldInputs: js(req.getOldInputs()) });
       const resp = new proto.DiffResponse();
       resp.setChanges(result.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE);
       resp.setReplacesList(result.replaces);

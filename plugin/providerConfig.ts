@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type Failure, differs } from "../core/declaration";
@@ -59,6 +60,7 @@ export function checkConfig(
   news: Record<string, unknown>,
   env: NodeJS.ProcessEnv = process.env,
   urn?: string,
+  olds: Record<string, unknown> = {},
 ): { inputs: Record<string, unknown>; failures: Failure[]; warnings: string[] } {
   const stackConfig = isDefaultProvider(urn);
   const label: SettingLabel = stackConfig ? stackConfigLabel : (key) => `the provider's ${key}`;
@@ -92,7 +94,31 @@ export function checkConfig(
   const secretKeys = Object.entries(CONFIG_FIELDS)
     .filter(([, f]) => (f as { secret?: boolean }).secret)
     .map(([k]) => k);
-  return { inputs: wrapSecrets(news, secretKeys), failures, warnings };
+  return { inputs: { ...wrapSecrets(news, secretKeys), [STACK_IDENTITY]: stackIdentityOf(olds) }, failures, warnings };
+}
+
+/**
+ * The provider input that tells this stack apart from every other: drawn at random by the first CheckConfig
+ * of the stack's provider and kept from the recorded inputs (`olds`) by every later one. The engine records
+ * a provider's checked inputs before any resource that uses it is created, and configures each process that
+ * serves the provider with them (pulumi/pulumi v3.248.0, pkg/resource/deploy/providers/registry.go: Check,
+ * Create, Same, Update): so every create of the stack's sessions, in this update and in the one after a
+ * killed update, seeds its idempotency key with the same value, and no stack of another backend,
+ * organisation or project -- even one of the same names -- with the same one. Not a setting: DiffConfig
+ * does not compare it, so a stack of an earlier release shows no change when it is first recorded.
+ */
+export const STACK_IDENTITY = "__stackIdentity";
+
+/** The recorded stack identity, else a new one. */
+export function stackIdentityOf(olds: Record<string, unknown>): string {
+  const recorded = reveal(olds[STACK_IDENTITY]);
+  return typeof recorded === "string" && /^stack-[0-9a-f-]{36}$/.test(recorded) ? recorded : `stack-${randomUUID()}`;
+}
+
+/** The stack identity Configure was given, where the recorded inputs hold one (not in a state of an earlier release). */
+export function configuredStackIdentity(args: Record<string, unknown>): string | undefined {
+  const v = reveal(args[STACK_IDENTITY]);
+  return typeof v === "string" && v !== "" ? v : undefined;
 }
 
 /** DiffConfig: which settings changed. None replaces the provider: its sessions stay as they are. */

@@ -1,6 +1,8 @@
 import { check, type Failure, diff, update, INPUTS, SECRET_OUTPUTS, type SessionInputs, markUnconfirmed, unconfirmedWarning, withDeclaredAdopted, withoutNulls } from "../core/declaration";
 import type { ProviderContext } from "../core/context";
-import { asInitFailure, create, del, read, readById } from "../core/controller";
+import { asInitFailure, create, del, MAX_SESSION_ID_LENGTH, read, readById } from "../core/controller";
+import { resourceSeed } from "../core/launch";
+import { ShownSessions } from "../engine-conventions/replacements";
 import { ConfigError } from "../core/config";
 import { parseSessionsArgs, sessionsResult } from "../core/dataSources";
 import { reveal, unwrapProperties, wrapSecrets, urnName, isBookkeeping, withoutBookkeeping, STATE_VERSION, recordedStateVersion, withStateVersion } from "../engine-conventions/wire";
@@ -14,9 +16,12 @@ type PropertyMap = Record<string, unknown>;
  */
 export interface CheckCall {
   news: PropertyMap;
+  /** The inputs the state records, where it records the resource (none for a new one, a `--replace` or a replacement's second check). */
+  olds?: PropertyMap;
 }
 export interface DiffCall {
   id: string;
+  urn?: string;
   olds: PropertyMap;
   news: PropertyMap;
   /** The inputs the state records, which stand in for what an import could not record. */
@@ -63,12 +68,17 @@ export interface ListCall {
 export class BrowserSessionAdapter {
   /** The API key came as plain stack config, outside CheckConfig (keyInPlainConfig in providerConfig.ts): told at Configure (handlers.ts). */
   private keyInPlainConfig = false;
+  /** The stack's identity, recorded with the provider (STACK_IDENTITY in providerConfig.ts): told at Configure. */
+  private stackIdentity: string | undefined;
+  /** What the engine showed this process of each resource's recorded session (engine-conventions/replacements.ts). */
+  private readonly shown = new ShownSessions();
 
   constructor(private readonly ctx: ProviderContext) {}
 
   /** What Configure tells the adapter about the settings it received, beyond the context's settings. */
-  configured(settings: { keyInPlainConfig: boolean }): void {
+  configured(settings: { keyInPlainConfig: boolean; stackIdentity?: string }): void {
     this.keyInPlainConfig = settings.keyInPlainConfig;
+    this.stackIdentity = settings.stackIdentity;
   }
 
   async check({ news }: CheckCall): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
@@ -78,15 +88,17 @@ export class BrowserSessionAdapter {
       if (!Object.prototype.hasOwnProperty.call(INPUTS, name) && !isBookkeeping(name)) failures.push({ property: name, reason: `is not an input of BrowserSession (inputs: ${Object.keys(INPUTS).join(", ")})` });
     }
     // The inputs go back as they came, secrets still wrapped, so that the state keeps them secret; `__`
-    // names (the dynamic resource's, in the state of a session moved over from it) pass check, and none is kept.
-    return { inputs: withoutNulls(withoutBookkeeping(news)), failures };
+    // names (the dynamic resource's, in the state of a session moved over from it) pass check, and none is
+    // kept but the mark that an import's inputs have been settled by an update (IMPORT_SETTLED).
+    return { inputs: { ...withoutNulls(withoutBookkeeping(news)), [DECLARED]: true }, failures };
   }
 
-  diff({ id, olds, news, oldInputs = {} }: DiffCall) {
-    const sides = withDeclaredAdopted(reveal(olds) as Record<string, unknown>, reveal(oldInputs) as Record<string, unknown>, reveal(news) as Record<string, unknown>);
+  diff({ id, urn, olds, news, oldInputs = {} }: DiffCall) {
+    const recordedInputs = reveal(oldInputs) as Record<string, unknown>;
+    const sides = withDeclaredAdopted(reveal(olds) as Record<string, unknown>, recordedInputs, reveal(news) as Record<string, unknown>, recordedInputs[DECLARED] === true);
     const o = sides.olds;
     const n = sides.news;
-    this.ctx.recordedSessionShown(id);
+    if (id.length <= MAX_SESSION_ID_LENGTH) this.shown.shown(urn, id);
     const { changes, replaces, updates, detailed, deleteBeforeReplace } = diff({ olds: o, news: n });
     // Per property, as `pulumi preview --diff` shows it: added, removed or changed, and whether on the
     // running session or on a new one.
@@ -102,9 +114,18 @@ export class BrowserSessionAdapter {
     const { plain, secretNames } = unwrapProperties(news);
     const inputs = plain as unknown as SessionInputs & Record<string, unknown>;
     try {
-      // The URN names the resource in its stack, its parents and its type: every attempt to create this
-      // generation, in this run or the one after a killed update, derives the same idempotency key from it.
-      const { id, outs, stateVersion } = await create(this.ctx, { inputs, seed: urn, urn, name: urnName(urn), engineTimeoutSeconds });
+      // The stack's identity and the URN, which names the resource in its stack, its parents' types and its
+      // type: every attempt to create this generation, in this run or the one after a killed update, derives
+      // the same idempotency key from them, and no other resource of any stack does.
+      const { id, outs, stateVersion, handedOver } = await create(this.ctx, {
+        inputs,
+        seed: resourceSeed(this.stackIdentity, urn),
+        urn,
+        name: urnName(urn),
+        engineTimeoutSeconds,
+        replaces: this.shown.replacedBy(urn),
+      });
+      if (handedOver) this.shown.handed(id);
       return { id, outs: this.outputs(withStateVersion(outs as unknown as Record<string, unknown>, stateVersion), secretNames) };
     } catch (err) {
       throw asInitFailure(err, (kept, stateVersion) => this.outputs(withStateVersion(kept, stateVersion), secretNames));
@@ -118,7 +139,6 @@ export class BrowserSessionAdapter {
    * the plugin only at the diff that follows (core/declaration.ts, markUnconfirmed).
    */
   async read({ id, props, inputs, urn }: ReadCall) {
-    if (Object.keys(props).length > 0) this.ctx.recordedSessionShown(id);
     if (Object.keys(props).length === 0) {
       const doing = `reading session ${id.length <= 64 ? id : "(id not repeated)"} by its id (pulumi import, or a get)`;
       if (this.keyInPlainConfig) {
@@ -135,6 +155,7 @@ export class BrowserSessionAdapter {
     }
     const { plain, secretNames } = unwrapProperties(props);
     const result = await read(this.ctx, { id, props: plain, stateVersion: recordedStateVersion(plain), urn, name: urn && urnName(urn) });
+    this.shown.shown(urn, id);
     if (!result.id || !result.props) return { id: "", props: {}, inputs: {} };
     // A session's inputs never change after it starts, so the recorded ones (secrets still wrapped) are
     // what the program declares: a refresh then shows no change.
@@ -151,7 +172,10 @@ export class BrowserSessionAdapter {
 
   async delete({ id, props, urn, engineTimeoutSeconds }: DeleteCall): Promise<void> {
     const recorded = reveal(props) as Record<string, unknown>;
-    return del(this.ctx, { id, props: recorded, stateVersion: recordedStateVersion(recorded), urn, name: urn && urnName(urn), engineTimeoutSeconds });
+    const handedToReplacement = this.shown.wasHanded(id);
+    await del(this.ctx, { id, props: recorded, stateVersion: recordedStateVersion(recorded), urn, name: urn && urnName(urn), engineTimeoutSeconds, handedToReplacement });
+    // Before a replacement made delete-before-replace, the session it replaces.
+    this.shown.shown(urn, id);
   }
 
   /**
@@ -174,3 +198,13 @@ export class BrowserSessionAdapter {
 }
 
 const absent = (v: unknown) => v === undefined || v === null;
+
+/**
+ * The mark Check puts on the inputs it hands back: they are the program's declaration. An import records
+ * the inputs it could recover without it, and until an update has recorded the program's inputs the diff
+ * adopts what the program declares for the rest (core/declaration.ts, withDeclaredAdopted); the first
+ * update after the import records them with the mark, and from then on an input the program declares for
+ * the first time is a change, as on a session the stack started. No diff compares `__` names, so the mark
+ * showing up in the inputs of a stack of an earlier release is no change.
+ */
+const DECLARED = "__declared";

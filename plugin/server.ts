@@ -93,6 +93,8 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
   const sdkHandler = (name: string): Handler => loadedBy(m, sdkService, name);
 
   let native: Record<string, Handler> | undefined;
+  // Whether the engine the calls are from has ended its use of the plugin (Cancel).
+  let engine = { cancelled: false };
   const nativeService = (): Record<string, Handler> => {
     native ??= (require("./handlers") as typeof import("./handlers")).nativeHandlers(m, sdkHandler, options.ctx, {
       servedAs: (urn, id) => {
@@ -112,9 +114,13 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
       engineAnnounced(call.request.getEngineAddress());
       // An engine that attached ends its use of the plugin as it ends any plugin's, with Cancel, and leaves it
       // running: the next engine (the update after the preview, the next command) must not find its calls
-      // cancelled. Each Handshake is a new engine's, so its calls get handlers and a context of their own
-      // (unless the caller gave one); calls still in flight keep theirs.
-      if (!options.ctx) native = undefined;
+      // cancelled. So the first Handshake after a Cancel gives the calls that follow handlers and a context
+      // of their own (unless the caller gave one); calls still in flight keep theirs. Any other Handshake is
+      // one more provider instance of the engine that configured this one -- an engine handshakes once per
+      // instance it loads, and a refresh before the update loads one more, from a plugin context with an
+      // address of its own -- and keeps the context that engine configured.
+      if (!options.ctx && engine.cancelled) native = undefined;
+      engine = { cancelled: false };
       const resp = new m.proto.ProviderHandshakeResponse();
       resp.setAcceptSecrets(true);
       resp.setAcceptResources(true);
@@ -149,6 +155,13 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
   // Routed by the one table of calls (rpc.ts).
   const service: Record<string, Handler> = { ...front };
   for (const name of callsAnsweredBy("native", "resource")) service[name] = loadedBy(m, nativeService, name);
+  const cancel = service.cancel;
+  if (cancel) {
+    service.cancel = (call, callback) => {
+      engine.cancelled = true;
+      cancel(call, callback);
+    };
+  }
   for (const name of callsAnsweredBy("sdk")) service[name] = loadedBy(m, sdkService, name);
   if (options.sdkAtStart) sdkService();
   return service;

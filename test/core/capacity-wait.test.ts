@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { RemoteBrowserError, type QuotaAnswer } from "../../client";
 import { DEFAULT_RETRY_POLICY, retryDecision } from "../../client/transport";
-import { capacityStep, capacityWait, endingMakesRoom, generationKey, successorKey, DEFAULT_POLL_SCHEDULE, nextPollDelay, waitForRunning } from "../../core/launch";
+import { capacityStep, capacityWait, endingMakesRoom, generationKey, keyAfter, DEFAULT_POLL_SCHEDULE, nextPollDelay, waitForRunning } from "../../core/launch";
 import { eventually, thrown, useEmulator, virtualClock } from "../helpers/emulator";
 
 /**
@@ -271,9 +271,8 @@ describe("idempotency keys", () => {
     );
   });
 
-  it("walks a fixed chain of successors", () => {
-    expect(successorKey("prb-a", 0)).toBe("prb-a");
-    expect(successorKey("prb-a", 2)).toBe(`prb-${sha("prb-a#2").slice(0, 48)}`);
+  it("steps from a key to the next by the session it answered with", () => {
+    expect(keyAfter("prb-a", "vm-1")).toBe(`prb-${sha("prb-a#vm-1").slice(0, 48)}`);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalApiInputs, generationKey, successorKey } from "../../core/launch";
+import { canonicalApiInputs, generationKey, keyAfter, resourceSeed } from "../../core/launch";
 import { eventually, thrown, useEmulator } from "../helpers/emulator";
 
 const t = useEmulator();
@@ -35,14 +35,20 @@ describe("idempotency keys (launch.ts)", () => {
   it("keeps keys within the service's 128 characters", () => {
     const key = generationKey({ seed: SEED, inputs: { ...INPUTS, url: "x".repeat(10_000) } });
     expect(key).toMatch(/^prb-[0-9a-f]{48}$/);
-    expect(successorKey(key, 3)).toMatch(/^prb-[0-9a-f]{48}$/);
+    expect(keyAfter(key, "vm-3")).toMatch(/^prb-[0-9a-f]{48}$/);
   });
 
-  it("chains successors deterministically, starting at the key itself", () => {
+  it("steps to the next key by the session the key answered with, deterministically", () => {
     const key = generationKey({ seed: SEED, inputs: INPUTS });
-    expect(successorKey(key, 0)).toBe(key);
-    expect(successorKey(key, 1)).toBe(successorKey(key, 1));
-    expect(new Set([0, 1, 2, 3].map((n) => successorKey(key, n))).size).toBe(4);
+    expect(keyAfter(key, "vm-1")).toBe(keyAfter(key, "vm-1"));
+    expect(new Set([key, ...["vm-1", "vm-2", "vm-3"].map((v) => keyAfter(key, v))]).size).toBe(4);
+  });
+
+  it("seeds with the stack's identity and the resource's, and with the resource's alone where no stack identity is known", () => {
+    const urn = "urn:pulumi:dev::review::acme:review:Desktop$remote-browser:index:BrowserSession::session";
+    expect(resourceSeed(undefined, urn)).toBe(urn);
+    expect(resourceSeed("stack-a", urn)).not.toBe(resourceSeed("stack-b", urn));
+    expect(generationKey({ seed: resourceSeed("stack-a", urn), inputs: INPUTS })).not.toBe(generationKey({ seed: resourceSeed("stack-b", urn), inputs: INPUTS }));
   });
 
   it("canonicalises only the API inputs, leaving out null and undefined", () => {
@@ -92,10 +98,11 @@ describe("create again after the resource's earlier session ended", () => {
     await provider.delete(first.id, first.outs as unknown as Record<string, unknown>);
     ageSession(first.id);
 
-    const second = await provider.create({ ...INPUTS });
+    // The next update's process, which was not shown the ended session.
+    const second = await t.provider().create({ ...INPUTS });
     expect(second.id).not.toBe(first.id);
     expect(second.outs.status).toBe("running");
-    expect(second.outs.__idempotencyKey).toBe(successorKey(first.outs.__idempotencyKey!, 1));
+    expect(second.outs.__idempotencyKey).toBe(keyAfter(first.outs.__idempotencyKey!, first.id));
     const books = t.emu.control.books();
     expect(books.started).toBe(2);
     expect(books.idempotentReplays).toBe(1);
@@ -119,13 +126,16 @@ describe("create again after the resource's earlier session ended", () => {
 
   it("skips every ended generation of the chain, up to the first fresh key", async () => {
     const provider = t.provider();
+    const ended: string[] = [];
     for (let generation = 1; generation <= 2; generation++) {
-      const { id, outs } = await provider.create({ ...INPUTS });
-      await provider.delete(id, outs as unknown as Record<string, unknown>);
+      // Each generation's own process: none was shown the other's session.
+      const { id, outs } = await t.provider().create({ ...INPUTS });
+      await t.provider().delete(id, outs as unknown as Record<string, unknown>);
       ageSession(id);
+      ended.push(id);
     }
     const third = await provider.create({ ...INPUTS });
-    expect(third.outs.__idempotencyKey).toBe(successorKey(generationKey({ seed: SEED, inputs: INPUTS }), 2));
+    expect(third.outs.__idempotencyKey).toBe(keyAfter(generationKey({ seed: SEED, inputs: INPUTS }), ended[1]!));
     expect(t.emu.control.books().started).toBe(3);
     expect(t.emu.control.books().neverEnded).toBe(1);
   });

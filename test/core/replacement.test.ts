@@ -41,15 +41,15 @@ describe("a replacement with the inputs of the session it replaces", () => {
     const second = await provider.create({ ...INPUTS, waitForCapacitySeconds: 3 });
     expect(second.id).not.toBe(first.id);
     expect(second.outs.status).toBe("running");
-    // The old key answers with the old session; the next key is refused and waits its 3 s out (growing,
-    // jittered pauses, the meter read after each refusal); only then is the meter read once more, the old
-    // session ended, and the next key's create tried again, with a capacity wait of its own.
+    // The replacement's key (one step after the session it replaces, which the diff showed) is refused and
+    // waits its 3 s out (growing, jittered pauses, the meter read after each refusal); only then is the
+    // meter read once more, the old session ended, and the key's create tried again, with a capacity wait of
+    // its own. The old key is not asked again.
     const calls = t
       .requests()
       .filter((r) => r.operation === "create" || r.operation === "quota" || r.operation === "remove")
       .map((r) => `${r.operation} ${r.status}`);
     expect(calls).toEqual([
-      "create ok",
       ...Array.from({ length: 4 }, () => ["create upgrade", "quota ok"]).flat(),
       "quota ok",
       "remove ok",

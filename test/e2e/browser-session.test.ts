@@ -3,6 +3,7 @@ import { runAudit } from "./audit-run";
 import { RunFailed, childPids, commandOf, until, withStack } from "./harness";
 import type { E2EStack } from "./harness";
 import { isRunning } from "../helpers/processes";
+import { startEmulator } from "../../emulator";
 
 const TYPE = "pulumi-nodejs:dynamic/remote-browser:BrowserSession";
 
@@ -233,6 +234,39 @@ describe.concurrent("BrowserSession under the real engine", () => {
       await stack.run("destroy");
       expect(running(stack)).toEqual([]);
     });
+  });
+
+  it("gives `session` under components of two types a session each, and each of two stacks of one project and name on two backends its own; destroying one stack ends only its own", async () => {
+    const emulator = await startEmulator({ prepMs: 300 });
+    const status = (vmId: unknown) => emulator.control.sessions().find((s) => s.vmId === vmId)?.status;
+    try {
+      await withStack(
+        "parents.js",
+        async (a) => {
+          const { desktop, mobile } = (await a.run("up")).outputs as Record<string, string>;
+          expect(mobile).not.toBe(desktop);
+          // The same program as stack `dev` of the same project, on a backend of its own, one account.
+          await withStack(
+            "parents.js",
+            async (b) => {
+              const other = (await b.run("up")).outputs as Record<string, string>;
+              expect([other.desktop, other.mobile]).not.toContain(desktop);
+              expect([other.desktop, other.mobile]).not.toContain(mobile);
+              await b.run("destroy");
+              expect([other.desktop, other.mobile].map(status)).not.toContain("running");
+            },
+            { sharedEmulator: emulator, name: "dev" },
+          );
+          expect([desktop, mobile].map(status)).toEqual(["running", "running"]);
+          await a.run("refresh", { expectNoChanges: true });
+          await a.run("destroy");
+        },
+        { sharedEmulator: emulator, name: "dev" },
+      );
+      expect(emulator.control.books()).toMatchObject({ started: 4, running: 0, neverEnded: 0 });
+    } finally {
+      await emulator.close();
+    }
   });
 
   it("reports the stack's outputs as the CLI prints them, masked and with --show-secrets, and the update's counts", async () => {

@@ -247,6 +247,12 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     expectOnlyImportWarning(importedByOption, kept);
     await cli.clean(["preview", "--expect-no-changes"]);
 
+    // That update recorded the program's inputs for `review`, settling its import: an input declared for the
+    // first time now (the service runs the account's default language) replaces it, as on any session.
+    program({ review: session({ ...declared, language: "de" }), kept: session({ browser: "chrome", url: STARTED_URL }, { import: kept }) });
+    const settled = await cli.ok(["preview", "--diff"]);
+    expect(settled.stdout).toMatch(/\+-\s*remote-browser:index:BrowserSession: \(replace\)[\s\S]*?\[urn=[^\]]*::review\][\s\S]*?\+ language\s*:/);
+
     // ignoreChanges: a changed url the program ignores is no change (and no new session).
     const ignoring = session({ ...declared, url: "https://changed.example.com/" }, { ignoreChanges: ["url"] });
     program({ review: ignoring, kept: session({ browser: "chrome", url: STARTED_URL }, { import: kept }) });
@@ -453,6 +459,51 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     }
   });
 
+  it("two stacks of one project and stack name on two file backends, one account: a session each, and destroying one leaves the other's running", async () => {
+    const account = newAccount(emulator);
+    // Two copies of one program, each with a backend (state folder) of its own, both stack `dev`: the
+    // README's setup, no idempotencySecret.
+    const [a, b] = [await stackOf("cancel", "twin-a"), await stackOf("cancel", "twin-b")];
+    try {
+      for (const cli of [a, b]) await setSecret(cli, "remote-browser:apiKey", account.apiKey);
+      await a.clean(["up", "--yes"]);
+      await b.clean(["up", "--yes"]);
+      const [sessionA] = (await a.resources()).filter((r) => r.type === BROWSER_SESSION);
+      const [sessionB] = (await b.resources()).filter((r) => r.type === BROWSER_SESSION);
+      expect(sessionB!.id).not.toBe(sessionA!.id);
+      expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 2, running: 2 });
+      await b.clean(["destroy", "--yes"]);
+      expect(emulator.control.sessions().find((s) => s.vmId === sessionA!.id)!.status).toBe("running");
+      await a.clean(["refresh", "--yes", "--expect-no-changes"]);
+      await a.clean(["destroy", "--yes"]);
+      expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 2, running: 0, neverEnded: 0 });
+    } finally {
+      for (const cli of [a, b]) if (accountBooks(emulator, account.accountId).neverEnded > 0) await cli.run(["destroy", "--yes"]);
+    }
+  });
+
+  it("deleteBeforeReplace: false on a running limit of 1: a url change ends the old session first, with a warning, and the replacement runs", async () => {
+    const account = newAccount(emulator, { runningLimit: 1 });
+    const cli = await stackOf("full-limit", "full-limit");
+    try {
+      await setSecret(cli, "remote-browser:apiKey", account.apiKey);
+      await cli.clean(["config", "set", "url", "https://example.com/first"]);
+      await cli.clean(["up", "--yes"]);
+      const [first] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      await cli.clean(["config", "set", "url", "https://example.com/second"]);
+      const up = await cli.ok(["up", "--yes"]);
+      expect(text(up)).toContain(`leaves no room for the replacement beside session ${first!.id}, so that session was ended first`);
+      const [second] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      expect(second!.id).not.toBe(first!.id);
+      expect(emulator.control.sessions().find((s) => s.vmId === second!.id)!.status).toBe("running");
+      expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 2, running: 1 });
+      await cli.clean(["destroy", "--yes"]);
+      expect(accountBooks(emulator, account.accountId)).toMatchObject({ running: 0, neverEnded: 0 });
+    } finally {
+      if (accountBooks(emulator, account.accountId).neverEnded > 0) await cli.run(["destroy", "--yes"]);
+    }
+  });
+
   it("a pulumi up killed while the session starts: the plugin exits, the next up adopts the same session, destroy ends it", async () => {
     const own = await startEmulator({ prepMs: 300 });
     const cli = await stackOf("cancel", "killed", own);
@@ -535,6 +586,9 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       const up = await cli.ok(["up", "--yes"]);
       expect(text(up)).toMatch(/warning: remote-browser:apiKey is set as plain \(non-secret\) stack config/);
       expect(up.stdout).toMatch(/patient\s+created[^\n]*running after \d+s/);
+      // The next update reads the session first (refresh-before-update loads one more provider instance,
+      // which handshakes again): it keeps the configuration and changes nothing.
+      await cli.ok(["up", "--yes", "--expect-no-changes"]);
       await cli.ok(["destroy", "--yes"]);
       expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 1, running: 0, neverEnded: 0 });
     } finally {

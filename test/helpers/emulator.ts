@@ -77,6 +77,8 @@ export interface ProviderSetup {
   deps?: Partial<ProviderDeps>;
   /** Options of the clients the provider builds (timeouts, retry policy). */
   client?: Partial<ClientOptions>;
+  /** The stack's identity (the backend's digest under the engine). @default none: the resource's seed alone */
+  stackIdentity?: string;
 }
 
 export interface TestEnv {
@@ -146,7 +148,7 @@ export function useEmulator(opts: EmulatorOptions = {}): TestEnv {
           engineAlive: () => true,
           diagnostics,
           ...setup.deps,
-        });
+        }, { stackIdentity: () => setup.stackIdentity });
         // An empty environment: the test process's own variables must not leak into the settings.
         provider.configure((key) => settings[key], {});
         return provider;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { plainCredentialWarning } from "../../core/config";
-import { checkConfig, credentialsIn, diffConfig, projectCredentialWarning, settingsFrom } from "../../plugin/providerConfig";
+import { checkConfig, configuredStackIdentity, credentialsIn, diffConfig, projectCredentialWarning, settingsFrom, STACK_IDENTITY } from "../../plugin/providerConfig";
 import { isSecret, reveal, secret } from "../../engine-conventions/wire";
 
 /** The provider's own settings as the plugin's CheckConfig, DiffConfig and Configure read them. */
@@ -34,7 +34,27 @@ describe("CheckConfig", () => {
     expect(isSecret(inputs.apiKey)).toBe(true);
     expect(isSecret(inputs.idempotencySecret)).toBe(true);
     expect(isSecret(inputs.baseUrl)).toBe(false);
-    expect(reveal(inputs)).toEqual({ apiKey: "rb_plain_key_0123", idempotencySecret: "0123456789abcdef0123", baseUrl: "https://api.example.com/v8" });
+    expect(reveal(inputs)).toEqual({
+      apiKey: "rb_plain_key_0123",
+      idempotencySecret: "0123456789abcdef0123",
+      baseUrl: "https://api.example.com/v8",
+      [STACK_IDENTITY]: expect.stringMatching(/^stack-[0-9a-f-]{36}$/),
+    });
+  });
+
+  it("records a stack identity drawn at random the first time and kept from the recorded inputs after, which DiffConfig does not compare", () => {
+    const first = checkConfig({ ...ok }, {}).inputs[STACK_IDENTITY];
+    const other = checkConfig({ ...ok }, {}).inputs[STACK_IDENTITY];
+    // Two stacks (two backends, same project and stack name): two identities.
+    expect(first).toMatch(/^stack-[0-9a-f-]{36}$/);
+    expect(other).not.toBe(first);
+    // Every later CheckConfig of the same stack (the run after a killed update included) keeps it.
+    const later = checkConfig({ ...ok, requestTimeoutSeconds: 20 }, {}, undefined, { ...ok, [STACK_IDENTITY]: first });
+    expect(later.inputs[STACK_IDENTITY]).toBe(first);
+    // A stack of an earlier release records one at its first update, and shows no change for it.
+    expect(diffConfig({ ...ok }, checkConfig({ ...ok }, {}, undefined, { ...ok }).inputs)).toEqual({ changes: false, diffs: [] });
+    expect(configuredStackIdentity(later.inputs)).toBe(first);
+    expect(configuredStackIdentity({ ...ok })).toBeUndefined();
   });
 
   it("refuses a key without a service address, naming baseUrl", () => {

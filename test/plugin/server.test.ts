@@ -367,6 +367,11 @@ describe("the engine's List call (pulumi do ... list)", () => {
 });
 
 describe("the plugin's life", () => {
+  // The tests above leave sessions running under one URN (their creates are replacements of the sessions
+  // their reads and diffs showed, so each starts one): these start from a free running limit.
+  beforeEach(() => {
+    for (const s of emu.control.sessions()) if (s.status === "running" || s.status === "starting") emu.control.endSession(s.vmId);
+  });
   // A plugin of its own: Cancel holds for the rest of the plugin's life, as it does for the engine's update.
   it("Cancel (the user's Ctrl-C) stops a create that is waiting, ends its session, and starts no other", async () => {
     const { child, rpc } = await startPlugin(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
@@ -416,6 +421,28 @@ describe("the plugin's life", () => {
       await hello();
       await configure();
       const created = await callOn(rpc, "create", createRequest({ browser: "chrome", url: "https://next-engine.example.com/" }));
+      expect(emu.control.sessions().find((s) => s.vmId === created.getId())!.status).toBe("running");
+      emu.control.endSession(created.getId());
+    } finally {
+      rpc.close();
+      child.kill("SIGKILL");
+    }
+  }, 60_000);
+
+  it("an attached plugin: one engine's second Handshake (a provider instance more, as refresh-before-update loads) keeps the configuration it gave", async () => {
+    const { child, rpc } = await startPlugin(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
+    const hello = () => {
+      const req = new provproto.ProviderHandshakeRequest();
+      req.setEngineAddress(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
+      return callOn(rpc, "handshake", req);
+    };
+    try {
+      await hello();
+      await configureOn(rpc);
+      // The same engine loads one more instance of the provider: it handshakes again, and configures
+      // nothing new on this one (it reads with the one it configured).
+      await hello();
+      const created = await callOn(rpc, "create", createRequest({ browser: "chrome", url: "https://second-handshake.example.com/" }));
       expect(emu.control.sessions().find((s) => s.vmId === created.getId())!.status).toBe("running");
       emu.control.endSession(created.getId());
     } finally {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CommandError } from "@pulumi/pulumi/automation";
-import { generationKey, successorKey } from "../../core/launch";
+import { generationKey, keyAfter } from "../../core/launch";
 import { credentialsOf, redactError, redactor, secretsOfEnvironment } from "../../runner/redact";
 
 const KEY = "rb_test_0123456789abcdef0123456789abcdef";
@@ -81,7 +81,7 @@ describe("redaction of what the runner passes on", () => {
 
   it("removes derived idempotency keys however the engine prints them: property maps, JSON, escaped JSON, events", () => {
     const key = generationKey({ seed: "urn:pulumi:dev::e2e::remote-browser:index:BrowserSession::pr", inputs: { browser: "chrome" } });
-    const next = successorKey(key, 3);
+    const next = keyAfter(key, "vm-1");
     const keyed = generationKey({ seed: "seed", previousKey: key, inputs: { browser: "firefox" }, stackSecret: "a-stack-secret-of-16+" });
     const texts = [
       // -v=9: the engine's log of a create's outputs, before it marks them secret.
