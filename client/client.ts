@@ -351,6 +351,23 @@ export class StatusBoard {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /**
+   * The account's sessions, listed once for the board's process on a poll turn of its own, and the same
+   * answer (or failure) to every later ask: for what asks about many recorded sessions at once (a dynamic
+   * provider's diffs), which one list costs the service far less than a read each. Not current: an entry
+   * taken from it is a hint, never proof.
+   */
+  listedOnce(): Promise<SessionEntry[]> {
+    if (!this.listed) {
+      this.counts.lists++;
+      this.listed = this.source.turn().then(() => this.source.list());
+      this.listed.catch(() => undefined);
+    }
+    return this.listed;
+  }
+
+  private listed?: Promise<SessionEntry[]>;
+
   /** The session's status entry at the next tick; undefined when the service knows no such session. */
   look(vmId: string): Promise<SessionEntry | undefined> {
     return new Promise((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { type ApiVersion, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type V7CreateRequest, hasEndedOrFailed, type SessionEntry, isMasked, unprovenText, type StatusRead } from "../client";
+import { type ApiVersion, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type V7CreateRequest, hasEndedOrFailed, type SessionEntry, isMasked, maskedIdMatches, unprovenText, type StatusRead } from "../client";
 import type { ProviderContext, Reporter } from "./context";
 import { type SessionInputs, API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS, type SessionOutputs, errorText, fromEntry, mirrorInputs, unconfirmedWarning, inputsFrom, presentOf, SECRET_OUTPUTS, withoutNulls } from "./declaration";
 import { capacityPause, capacityStep, capacityWait, type CapacityWait, endingMakesRoom, type QueueProgress, sessionName, sessionProgress, generationKey, successorKey, throttled, WaitOutcome, describe, waitForRunning } from "./launch";
@@ -625,6 +625,32 @@ export async function readV7(ctx: ProviderContext, { id, props, urn, stateVersio
   // Kept as recorded, not migrated (nothing is read to compare with): a record of before versions gains the one it has.
   const unversioned = stateVersion === undefined || stateVersion === null;
   return { id, props, inputs: inputsFrom(props), ...(unversioned ? { stateVersion: inferredStateVersion(props.owner) } : {}) };
+}
+
+/**
+ * Whether a recorded session has provably ended outside Pulumi, for a front whose engine never reads it
+ * before an update (the dynamic provider's protocol has no refresh_before_update): the reason, in the
+ * user's words, or undefined when it runs or nothing proves otherwise. One list of the account's sessions
+ * per process (the shared poll's) answers every session listed as live; only a session listed as ended,
+ * missing from the list, or not told apart in it is read on its own, and that read decides: ended or
+ * failed as its own entry says, or unknown to the account and service that made it (its fingerprint
+ * shows). An answer that proves nothing -- a list for the id, another account's key, the service down --
+ * is never an end: at worst a session that has ended is kept until the next refresh.
+ */
+export async function endedOutside(ctx: ProviderContext, { id, props, stateVersion }: RecordedSessionRequest): Promise<string | undefined> {
+  if (ctx.versionOf(props).name !== "v8" || !id) return undefined;
+  try {
+    const client = ctx.api();
+    const listed = (await client.polls.listedOnce()).filter((e) => e.id === id || maskedIdMatches(e.id, id));
+    if (listed.length === 1 && !hasEndedOrFailed(listed[0]!.status)) return undefined;
+    const read = await client.statusRead(id, { priority: "poll" });
+    if (read.kind === "found") return hasEndedOrFailed(read.entry.status) ? `the service reports it "${read.entry.status}"` : undefined;
+    if (read.kind === "unproven") return undefined;
+    const { proven } = assertSameRecord(id, { owner: props.owner, version: stateVersion }, await ctx.identity(), "checking");
+    return proven ? "the service no longer knows it" : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
