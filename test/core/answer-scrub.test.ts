@@ -52,6 +52,17 @@ function providerVia(baseUrl: string) {
 }
 
 describe("service text in successful answers", () => {
+  it("keeps what addresses a session byte for byte, whatever it holds: a changed vmId could no longer end it", async () => {
+    // A user's idempotency key that happens to be part of the session's id and share link.
+    const base = await echoingProxy((answer, { path }) => {
+      if (path.startsWith("/v8/vm/create")) Object.assign(answer, { vmId: `${answer.vmId}-release1`, shareUrl: `${answer.shareUrl}release1` });
+    });
+    const client = t.client({ baseUrl: base });
+    const answer = await client.createSession({ browser: "chrome", idempotencyKey: "release1" });
+    expect(answer.vmId).toMatch(/^vm-\w+-release1$/);
+    expect(answer.shareUrl).toMatch(/release1$/);
+  });
+
   it("location_reason of the create answer: scrubbed in the warning and the locationReason output", async () => {
     const base = await echoingProxy((answer, { path, presented, body }) => {
       if (path.startsWith("/v8/vm/create")) answer.location_reason = `unavailable (${echo(presented, body)})`;

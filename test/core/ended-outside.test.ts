@@ -48,6 +48,17 @@ describe("the dynamic diff asks the service whether the recorded session still r
     expect(t.requests("status").filter((r) => r.vmId === id).length).toBeGreaterThan(0);
   });
 
+  it("takes a session the service no longer knows for ended only when its record proves the configured account made it", async () => {
+    const provider = t.provider();
+    const unknown = "vm-0000000000000000000000a1";
+    const current = { browser: "chrome", vmId: unknown, status: "running", apiVersion: "v8", owner: await provider.ctx.owner(), __stateVersion: 3 };
+    expect((await provider.diffWithService(unknown, current, { ...INPUTS })).replaces).toEqual(["status"]);
+    expect(t.warnings.at(-1)).toContain(`session ${unknown} has ended outside Pulumi (the service no longer knows it)`);
+    // Recorded by 0.1.0 (no owner fingerprint): "unknown" may be another account's running session.
+    const { owner: _o, __stateVersion: _v, ...released } = current;
+    expect(await t.provider().diffWithService(unknown, released, { ...INPUTS })).toEqual({ changes: false, replaces: [], deleteBeforeReplace: true });
+  });
+
   it("asks nothing when the inputs already replace the session", async () => {
     const { id, outs } = await recorded();
     t.emu.control.clearRequests();
