@@ -1,4 +1,6 @@
 import * as fs from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -34,6 +36,28 @@ async function startedOutside(emulator: Emulator, apiKey: string, browsers: stri
   }
   await until(() => ids.every((id) => emulator.control.sessions().find((s) => s.vmId === id)?.status === "running") || undefined);
   return ids;
+}
+
+/**
+ * A proxy before `emulator` that repeats the credentials each request presented -- the Authorization header,
+ * the key URL-encoded -- in every successful answer's `location_reason`, as a service or a proxy may.
+ */
+async function echoingProxy(emulator: Emulator): Promise<{ baseUrl: string; server: Server }> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString("utf8");
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (req.headers.authorization) headers.authorization = req.headers.authorization;
+    const upstream = await fetch(`${new URL(emulator.apiBaseUrl).origin}${req.url}`, { method: req.method, headers, body: body || undefined });
+    const answer = (await upstream.json()) as Record<string, any>;
+    const presented = `${req.headers.authorization ?? ""}; key=${encodeURIComponent((req.headers.authorization ?? "").replace(/^Bearer /, ""))}`;
+    if (answer.location_reason) answer.location_reason = `unavailable (${presented})`;
+    for (const e of answer.data ?? []) if (e.location_reason) e.location_reason = `unavailable (${presented})`;
+    res.writeHead(upstream.status, { "content-type": "application/json" }).end(JSON.stringify(answer));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v8`, server };
 }
 
 const statusOf = (emulator: Emulator, vmId: string) => emulator.control.sessions().find((s) => s.vmId === vmId)?.status;
@@ -121,6 +145,60 @@ describe.concurrent("status answers that prove nothing, and sessions ended behin
       },
       { emulator: UNPROVABLE },
     );
+  });
+
+  it("YAML with the plugin: a service that repeats the key in location_reason puts it in no output, warning or state", async () => {
+    const emulator = await startEmulator({ prepMs: 200 });
+    const proxy = await echoingProxy(emulator);
+    try {
+      emulator.control.settings({ locationCapacity: { de: 0 } });
+      const cli = await yamlProject({
+        source: path.join(__dirname, "programs", "native-yaml", "import"),
+        dir: path.join(base, "yaml-echo"),
+        stateDir: path.join(base, "yaml-echo-state"),
+        pulumiBin,
+        sharedModules: path.join(inject("e2e").projectDir, "node_modules"),
+      });
+      fs.appendFileSync(path.join(cli.dir, "Pulumi.yaml"), "resources:\n  located:\n    type: remote-browser:index:BrowserSession\n    properties:\n      browser: chrome\n      country: de\noutputs:\n  reason: ${located.locationReason}\n");
+      await cli.ok(["stack", "init", "dev"]);
+      await cli.ok(["config", "set", "remote-browser:baseUrl", proxy.baseUrl]);
+      await cli.ok(["config", "set", "--secret", "remote-browser:apiKey"], emulator.apiKey);
+      const up = await cli.ok(["up", "--yes"]);
+      expect(text(up)).toMatch(/no free exit in "de" \(unavailable \(Bearer \[redacted\]; key=\[redacted\]\)\)/);
+      expect(JSON.parse((await cli.ok(["stack", "output", "--json"])).stdout).reason).toBe("unavailable (Bearer [redacted]; key=[redacted])");
+      const destroyed = await cli.ok(["destroy", "--yes"]);
+      for (const where of [text(up), text(destroyed), await cli.exportText(), filesText(cli.stateDir)]) {
+        expect(where.includes(emulator.apiKey), "the key in an output, a message or the state").toBe(false);
+        expect(where.includes(encodeURIComponent(emulator.apiKey))).toBe(false);
+      }
+      expect(emulator.control.books().neverEnded).toBe(0);
+    } finally {
+      proxy.server.close();
+      await emulator.close();
+    }
+  });
+
+  it("TypeScript with the dynamic package: a service that repeats the key in location_reason puts it in no output, warning or state", async () => {
+    await withStack("sessions.js", async (stack) => {
+      const { emulator } = stack;
+      const proxy = await echoingProxy(emulator);
+      try {
+        emulator.control.settings({ locationCapacity: { de: 0 } });
+        const up = await stack.run("up", { baseUrl: proxy.baseUrl, config: { country: "de" } });
+        expect((up.outputs.locationApplied as Record<string, boolean>).chrome).toBe(false);
+        expect(text(up)).toMatch(/no free exit in "de" \(unavailable \(Bearer \[redacted\]; key=\[redacted\]\)\)/);
+        const [recorded] = JSON.parse(await stack.exportState()).deployment.resources.filter((r: { type: string }) => r.type === DYNAMIC_TYPE);
+        expect(recorded.outputs.locationReason).toBe("unavailable (Bearer [redacted]; key=[redacted])");
+        const destroyed = await stack.run("destroy", { baseUrl: proxy.baseUrl });
+        for (const where of [text(up), text(destroyed), stack.stateFilesText()]) {
+          expect(where.includes(emulator.apiKey), "the key in an output, a message or the state").toBe(false);
+          expect(where.includes(encodeURIComponent(emulator.apiKey))).toBe(false);
+        }
+        expect(emulator.control.books().neverEnded).toBe(0);
+      } finally {
+        proxy.server.close();
+      }
+    });
   });
 
   it("TypeScript with the dynamic package: a session ended behind the stack's back is replaced by a plain pulumi up, and pulumi preview says why", async () => {
