@@ -96,7 +96,19 @@ export class RemoteBrowserClient {
    * failed read keeps the session where it is recorded, which "gone" would not.
    */
   private async readSession(vmId: string, o: { signal?: AbortSignal; priority?: "poll"; turn?: HeldTurn }): Promise<SessionEntry | undefined> {
-    let listed = 0;
+    const read = await this.statusRead(vmId, o);
+    if (read.kind !== "unproven") return read.entry;
+    throw new RemoteBrowserError("invalid_answer", `${unprovenText(read)} (a refresh keeps the session as recorded)`, { operation: "read session status", vmId });
+  }
+
+  /**
+   * A session's status, read as `session` reads it, but with an answer that does not prove it handed back
+   * as such (`unproven`, with the entries that agree with the id) instead of failing: for the callers that
+   * decide for themselves what an unproven status means (a refresh keeps the record; an import takes the one
+   * agreeing entry).
+   */
+  async statusRead(vmId: string, o: { signal?: AbortSignal; priority?: "poll"; turn?: HeldTurn } = {}): Promise<StatusRead> {
+    let last: SessionEntry[] = [];
     for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
       const answer = await this.transport.send({
         ...o,
@@ -110,14 +122,11 @@ export class RemoteBrowserClient {
         schema: sessionsAnswerSchema,
       });
       const entry = provenEntry(answer.data, vmId);
-      if (entry !== NOT_PROVEN) return entry;
-      listed = answer.data.length;
+      if (entry === undefined) return { kind: "none" };
+      if (entry !== NOT_PROVEN) return { kind: "found", entry };
+      last = answer.data;
     }
-    throw new RemoteBrowserError(
-      "invalid_answer",
-      `${READ_ATTEMPTS} status answers for this id did not list it alone (the last: ${listed} entries, none provably this session); its state is unknown, so nothing is concluded from them (a refresh keeps the session as recorded)`,
-      { operation: "read session status", vmId },
-    );
+    return { kind: "unproven", listed: last.length, agreeing: last.filter((e) => e.id === vmId || maskedIdMatches(e.id, vmId)) };
   }
 
   /** The account's sessions of the last month, newest first (ids partly masked by the service). */
@@ -181,6 +190,24 @@ export class RemoteBrowserClient {
 
 /** How often a session's status is asked for before an answer that is not provably about it fails the read. */
 export const READ_ATTEMPTS = 3;
+
+/**
+ * A status read's outcome: the session's own entry, the spec's "no such session" (an empty answer), or
+ * answers that did not prove either (`listed`: the last one's length; `agreeing`: its entries whose masked
+ * id agrees with the id asked about).
+ */
+export type StatusRead =
+  | { kind: "found"; entry: SessionEntry }
+  | { kind: "none"; entry?: undefined }
+  | { kind: "unproven"; listed: number; agreeing: SessionEntry[]; entry?: undefined };
+
+/** What an unproven status read means, in the words every message about one uses. */
+export function unprovenText(read: Extract<StatusRead, { kind: "unproven" }>): string {
+  return (
+    `${READ_ATTEMPTS} status answers for this id did not list it alone (the last: ${read.listed} entries, none provably this session); ` +
+    "its state is unknown, so nothing is concluded from them"
+  );
+}
 
 const NOT_PROVEN = Symbol("not proven");
 
@@ -323,6 +350,23 @@ export class StatusBoard {
     private readonly source: StatusSource,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /**
+   * The account's sessions, listed once for the board's process on a poll turn of its own, and the same
+   * answer (or failure) to every later ask: for what asks about many recorded sessions at once (a dynamic
+   * provider's diffs), which one list costs the service far less than a read each. Not current: an entry
+   * taken from it is a hint, never proof.
+   */
+  listedOnce(): Promise<SessionEntry[]> {
+    if (!this.listed) {
+      this.counts.lists++;
+      this.listed = this.source.turn().then(() => this.source.list());
+      this.listed.catch(() => undefined);
+    }
+    return this.listed;
+  }
+
+  private listed?: Promise<SessionEntry[]>;
 
   /** The session's status entry at the next tick; undefined when the service knows no such session. */
   look(vmId: string): Promise<SessionEntry | undefined> {

@@ -266,7 +266,9 @@ export class Transport {
     if (status !== "ok") {
       throw errorFromAnswer({ ...envelope.data, status }, { ...ctx, httpStatus, retryAfterMs }, this.scrubberFor(call));
     }
-    const parsed = call.schema.safeParse(json);
+    // A successful answer's text is the service's too: a location_reason, a state, a browser's name may
+    // repeat what the request presented, and each may become a warning, an output or the state.
+    const parsed = call.schema.safeParse(scrubAnswer(json, this.secretsOf(call)));
     if (!parsed.success) throw invalidAnswer(parsed.error, httpStatus, ctx, this.scrubberFor(call));
     return parsed.data;
   }
@@ -276,9 +278,14 @@ export class Transport {
    * body carries (a user-set one has no recognisable shape), whatever the service repeats of them.
    */
   private scrubberFor(call: Call<unknown>): (text: string) => string {
+    return serviceTextScrubber(this.secretsOf(call));
+  }
+
+  /** The secrets a call presents: the key, and the idempotency key its body carries. */
+  private secretsOf(call: Call<unknown>): Array<string | undefined> {
     const body = call.body as { idempotencyKey?: unknown } | undefined;
     const idempotencyKey = typeof body === "object" && body !== null && typeof body.idempotencyKey === "string" ? body.idempotencyKey : undefined;
-    return serviceTextScrubber([this.apiKey, idempotencyKey]);
+    return [this.apiKey, idempotencyKey];
   }
 
   private urlFor(call: Call<unknown>): URL {
@@ -506,16 +513,49 @@ const HIDDEN = "[redacted]";
  * before it becomes part of an error, here: by the transport that sent the request and so knows its secrets.
  */
 export function serviceTextScrubber(secrets: Iterable<string | undefined>): (text: string) => string {
+  const hide = secretsHider(secrets);
+  return (text) => {
+    const out = hide(text);
+    return out.length > SERVICE_TEXT_MAX ? `${out.slice(0, SERVICE_TEXT_MAX)}… (${out.length - SERVICE_TEXT_MAX} more characters not shown)` : out;
+  };
+}
+
+/** serviceTextScrubber without the cap: what hides the secrets, in every spelling. */
+function secretsHider(secrets: Iterable<string | undefined>): (text: string) => string {
   const literals = [...new Set([...secrets].filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH))]
     .flatMap(secretSpellings)
     .sort((a, b) => b.length - a.length);
   return (text) => {
     let out = text;
     for (const s of literals) out = out.split(s).join(HIDDEN);
-    out = out
-      .replace(derivedKeyPattern(), `${DERIVED_KEY_PREFIX}${HIDDEN}`)
-      // Any credential presented in the Authorization header's form, the configured key's or another's.
-      .replace(/\b(Bearer|Basic)(\s+|%20|\+)(?!\[redacted\])[^\s"'<>,;]+/gi, `$1$2${HIDDEN}`);
-    return out.length > SERVICE_TEXT_MAX ? `${out.slice(0, SERVICE_TEXT_MAX)}… (${out.length - SERVICE_TEXT_MAX} more characters not shown)` : out;
+    return (
+      out
+        .replace(derivedKeyPattern(), `${DERIVED_KEY_PREFIX}${HIDDEN}`)
+        // Any credential presented in the Authorization header's form, the configured key's or another's.
+        .replace(/\b(Bearer|Basic)(\s+|%20|\+)(?!\[redacted\])[^\s"'<>,;]+/gi, `$1$2${HIDDEN}`)
+    );
   };
+}
+
+/**
+ * The fields that address a session (its id, masked or not, and its share link, a secret output): kept byte
+ * for byte, since a changed id could no longer end the session it names. Everything else a successful
+ * answer holds is prose to the provider.
+ */
+const ADDRESSES = new Set(["vmId", "id", "shareUrl", "shareUrlPath"]);
+
+/**
+ * A successful answer with `secrets` hidden (secretsHider) in every string it holds, at any depth, but for
+ * the addresses: not capped, since nothing of it is shown whole, and a browser's name or an account's
+ * contact must stay what the service says when no secret is in it.
+ */
+export function scrubAnswer(answer: unknown, secrets: Iterable<string | undefined>): unknown {
+  const hide = secretsHider(secrets);
+  const walk = (v: unknown, field?: string): unknown => {
+    if (typeof v === "string") return field !== undefined && ADDRESSES.has(field) ? v : hide(v);
+    if (Array.isArray(v)) return v.map((x) => walk(x));
+    if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+    return v;
+  };
+  return walk(answer);
 }

@@ -1,4 +1,4 @@
-import { type ApiVersion, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type V7CreateRequest, hasEndedOrFailed, type SessionEntry, isMasked } from "../client";
+import { type ApiVersion, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type V7CreateRequest, hasEndedOrFailed, type SessionEntry, isMasked, maskedIdMatches, unprovenText, type StatusRead } from "../client";
 import type { ProviderContext, Reporter } from "./context";
 import { type SessionInputs, API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS, type SessionOutputs, errorText, fromEntry, mirrorInputs, unconfirmedWarning, inputsFrom, presentOf, SECRET_OUTPUTS, withoutNulls } from "./declaration";
 import { capacityPause, capacityStep, capacityWait, type CapacityWait, endingMakesRoom, type QueueProgress, sessionName, sessionProgress, generationKey, keyAfter, throttled, WaitOutcome, describe, waitForRunning } from "./launch";
@@ -559,7 +559,7 @@ export const ADOPT: Record<ApiVersion, typeof adoptV8> = { v8: adoptV8, v7: adop
  */
 export async function sessionToTakeOver(ctx: ProviderContext, vmId: string, browser: string | undefined, doing: string) {
   const owner = await ctx.owner();
-  const entry = await ctx.api().session(vmId);
+  const entry = takenEntry(await ctx.api().statusRead(vmId), vmId, doing);
   if (!entry) {
     // The account's fingerprint means nothing to a user here; what to check does.
     throw new ImportError(
@@ -575,6 +575,22 @@ export async function sessionToTakeOver(ctx: ProviderContext, vmId: string, brow
     throw new ImportError(`${doing}: it runs ${entry.name} (browser "${image.id}"), not browser "${browser}"`, { vmId });
   }
   return { entry, image, owner };
+}
+
+/**
+ * The entry an import takes from a status read: the session's own, or -- when every answer listed other
+ * sessions too -- the one listed entry whose masked id agrees with the id asked for. With none or several
+ * agreeing, nothing tells which is this session: the import is refused rather than made from another
+ * session's entry. Undefined: the service knows no such session.
+ */
+function takenEntry(read: StatusRead, vmId: string, doing: string): SessionEntry | undefined {
+  if (read.kind !== "unproven") return read.entry;
+  if (read.agreeing.length === 1) return { ...read.agreeing[0]!, id: vmId };
+  throw new ImportError(
+    `${doing}: ${unprovenText(read)}; ${read.agreeing.length === 0 ? "no listed entry agrees" : `${read.agreeing.length} listed entries agree`} with the id, ` +
+      "so which is this session cannot be told and nothing was imported; try again later, when the service answers the id with that session alone",
+    { vmId },
+  );
 }
 
 export interface ReadResult {
@@ -597,9 +613,19 @@ export const read = byRecordedVersion<ReadResult>({ v8: readV8, v7: readV7 }, "r
  * the session are the ones asking, as its fingerprint shows; under another one, or when nothing recorded
  * shows it, read fails and the session stays in the stack.
  */
-export async function readV8(ctx: ProviderContext, { id, props, stateVersion }: ReadSessionRequest): Promise<ReadResult> {
+export async function readV8(ctx: ProviderContext, { id, props, stateVersion, urn, name }: ReadSessionRequest): Promise<ReadResult> {
   const { proven, state } = assertSameRecord(id, { owner: props.owner, version: stateVersion }, await ctx.identity(), "refreshing");
-  const entry = await ctx.api().session(id);
+  const read = await ctx.api().statusRead(id);
+  if (read.kind === "unproven") {
+    // Neither "gone" nor "running" is proven. The engine's Read does not say whether it is an explicit
+    // refresh or the one it runs before an update or a destroy (refresh_before_update): failing would fail
+    // that update or destroy too, and leave the session running and billed. So the record stays as it is.
+    await ctx.reporter(urn).warning(
+      `${sessionName(name)}: refreshing session ${id}: ${unprovenText(read)}. It stays in the stack as recorded (status "${String(props.status)}", not confirmed); a destroy still ends it`,
+    );
+    return { id, props, inputs: inputsFrom(props) };
+  }
+  const { entry } = read;
   if (!entry && !proven) throw unprovenOwner(id, props.owner, "refreshing");
   if (!entry || hasEndedOrFailed(entry.status)) return {};
   // The service shows the session to this account, so it is this account's: a record of an earlier layout
@@ -615,6 +641,32 @@ export async function readV7(ctx: ProviderContext, { id, props, urn, stateVersio
   // Kept as recorded, not migrated (nothing is read to compare with): a record of before versions gains the one it has.
   const unversioned = stateVersion === undefined || stateVersion === null;
   return { id, props, inputs: inputsFrom(props), ...(unversioned ? { stateVersion: inferredStateVersion(props.owner) } : {}) };
+}
+
+/**
+ * Whether a recorded session has provably ended outside Pulumi, for a front whose engine never reads it
+ * before an update (the dynamic provider's protocol has no refresh_before_update): the reason, in the
+ * user's words, or undefined when it runs or nothing proves otherwise. One list of the account's sessions
+ * per process (the shared poll's) answers every session listed as live; only a session listed as ended,
+ * missing from the list, or not told apart in it is read on its own, and that read decides: ended or
+ * failed as its own entry says, or unknown to the account and service that made it (its fingerprint
+ * shows). An answer that proves nothing -- a list for the id, another account's key, the service down --
+ * is never an end: at worst a session that has ended is kept until the next refresh.
+ */
+export async function endedOutside(ctx: ProviderContext, { id, props, stateVersion }: RecordedSessionRequest): Promise<string | undefined> {
+  if (ctx.versionOf(props).name !== "v8" || !id) return undefined;
+  try {
+    const client = ctx.api();
+    const listed = (await client.polls.listedOnce()).filter((e) => e.id === id || maskedIdMatches(e.id, id));
+    if (listed.length === 1 && !hasEndedOrFailed(listed[0]!.status)) return undefined;
+    const read = await client.statusRead(id, { priority: "poll" });
+    if (read.kind === "found") return hasEndedOrFailed(read.entry.status) ? `the service reports it "${read.entry.status}"` : undefined;
+    if (read.kind === "unproven") return undefined;
+    const { proven } = assertSameRecord(id, { owner: props.owner, version: stateVersion }, await ctx.identity(), "checking");
+    return proven ? "the service no longer knows it" : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -30,8 +30,7 @@ export async function configure(req: ConfigureRequest): Promise<void> {
 }
 
 export const check = (olds: Record<string, unknown>, news: Record<string, unknown>) => provider.check(olds, news);
-export const diff = (id: string, olds: Record<string, unknown>, news: Record<string, unknown>) =>
-  Promise.resolve(provider.diff(id, olds, news));
+export const diff = (id: string, olds: Record<string, unknown>, news: Record<string, unknown>) => provider.diffWithService(id, olds, news);
 export const create = (inputs: Record<string, unknown>) => provider.create(inputs as never);
 export const read = (id: string, props?: Record<string, unknown>) => provider.read(id, props);
 export const update = (id: string, olds: Record<string, unknown>, news: Record<string, unknown>) =>

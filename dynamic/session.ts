@@ -1,6 +1,7 @@
 import { check, type Failure, diff, update, type SessionInputs, type SessionOutputs, presentOf, withoutNulls } from "../core/declaration";
 import { ProviderContext, type ProviderDeps } from "../core/context";
-import { asInitFailure, create, del, read, type ReadResult } from "../core/controller";
+import { asInitFailure, create, del, endedOutside, read, type ReadResult } from "../core/controller";
+import { sessionName } from "../core/launch";
 import { engineDiagnostics } from "../engine-conventions/diagnostics";
 import { engineWatcher } from "../engine-conventions/liveness";
 import { isUrn, urnName, recordedStateVersion, withStateVersion } from "../engine-conventions/wire";
@@ -54,6 +55,22 @@ export class SessionProvider {
     const asked = Array.isArray(news.__replaceOnChanges) ? (news.__replaceOnChanges as unknown[]) : [];
     const replacedByOption = updates.filter((k) => asked.includes(k) || asked.includes("*"));
     return { changes, replaces: [...replaces, ...replacedByOption], deleteBeforeReplace };
+  }
+
+  /**
+   * The diff the engine asks for on every update and preview: `diff`, and, when that keeps the session, a
+   * replacement if the service proves it has ended outside Pulumi (endedOutside), said on the resource's
+   * row. The native resource is read before every update for this (refresh_before_update); the dynamic
+   * provider's protocol has no such mark, and its diff is the one call it gets before the update.
+   */
+  async diffWithService(id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
+    const planned = this.diff(id, olds, news);
+    if (planned.replaces.length > 0) return planned;
+    const why = await endedOutside(this.ctx, { id, props: olds, stateVersion: recordedStateVersion(olds) });
+    if (why === undefined) return planned;
+    const urn = urnOf(news.__urn);
+    await this.ctx.reporter(urn).warning(`${sessionName(urn && urnName(urn))}: session ${id} has ended outside Pulumi (${why}), so it is replaced by a new session`);
+    return { ...planned, changes: true, replaces: ["status"] };
   }
 
   async create(inputs: SessionInputs & DynamicInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }> {

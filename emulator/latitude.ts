@@ -8,7 +8,8 @@ import type { JsonObject } from "./types";
  * print a key, when it does:
  * - `GET /vm/data?id=` is answered, every other time it is asked about the same id (the first time
  *   included), with the id-less list: the spec says "only that session is listed" but a cache that ignores
- *   the query would not;
+ *   the query would not; with `listForId: "always"`, every time (a service or a proxy that never answers
+ *   the query), so that no status read ever proves one session's state;
  * - the id-less list lags: a session appears in it only `listLagMs` after it was started; and it is capped
  *   at its `listCap` newest entries (the spec says neither that it is complete nor that it is current);
  * - a `denied` answer's message repeats the credentials the request presented (the spec only says to show
@@ -21,6 +22,8 @@ import type { JsonObject } from "./types";
  *   preparation, before `starting`.
  */
 export interface LatitudeProfile {
+  /** Which status calls about an id are answered with the id-less list: every other one, or every one. @default "alternate" */
+  listForId: "alternate" | "always";
   /** A session is missing from the id-less list this long after it was started. @default 1000 */
   listLagMs: number;
   /** The id-less list's longest length. @default 100 */
@@ -32,6 +35,7 @@ export interface LatitudeProfile {
 }
 
 export const DEFAULT_LATITUDE: Readonly<LatitudeProfile> = Object.freeze({
+  listForId: "alternate",
   listLagMs: 1_000,
   listCap: 100,
   unnamedState: "provisioning",
@@ -51,11 +55,11 @@ export class Latitude {
     this.profile = { ...DEFAULT_LATITUDE, ...profile };
   }
 
-  /** Whether this ask about `vmId` is answered with the id-less list (the first, third, ... of each id). */
+  /** Whether this ask about `vmId` is answered with the id-less list (the first, third, ... of each id, or every one). */
   answerWithList(vmId: string): boolean {
     const n = (this.asked.get(vmId) ?? 0) + 1;
     this.asked.set(vmId, n);
-    return n % 2 === 1;
+    return this.profile.listForId === "always" || n % 2 === 1;
   }
 
   /** The id-less list as this service shows it: sessions old enough to appear, at most `listCap` of them. */

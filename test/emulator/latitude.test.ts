@@ -18,6 +18,15 @@ describe("the emulator's latitude profile", () => {
     expect(asks).toEqual([[b.slice(-4), a.slice(-4)], [a.slice(-4)], [b.slice(-4), a.slice(-4)], [a.slice(-4)]]);
   });
 
+  it("answers every status call about an id with the account's list when told to (listForId: always)", async () => {
+    h = await startHarness({ latitude: { listForId: "always" } });
+    const a = (await h.create()).body.vmId as string;
+    const b = (await h.create({ browser: "firefox" })).body.vmId as string;
+    const asks = [];
+    for (let i = 0; i < 3; i++) asks.push((await h.get(`/v8/vm/data?id=${a}`)).body.data.map((e: { id: string }) => e.id.slice(-4)));
+    expect(asks).toEqual(Array(3).fill([b.slice(-4), a.slice(-4)]));
+  });
+
   it("lists a session only some time after its start, and at most the newest ones", async () => {
     h = await startHarness({ latitude: { listLagMs: 60_000, listCap: 2 } });
     const ids: string[] = [];
