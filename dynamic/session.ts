@@ -4,12 +4,12 @@ import { asInitFailure, create, del, read, type ReadResult } from "../core/contr
 import { engineDiagnostics } from "../engine-conventions/diagnostics";
 import { engineWatcher } from "../engine-conventions/liveness";
 import { isUrn, urnName, recordedStateVersion, withStateVersion } from "../engine-conventions/wire";
-import { RECORDED, withIdempotencyKey, type DynamicInputs } from "./wireFields";
+import { RECORDED, withIdempotencyKey, type DynamicInputs, type DynamicOutputs } from "./wireFields";
 
 export type { ProviderDeps } from "../core/context";
 export type { SessionInputs, SessionOutputs } from "../core/declaration";
 
-export type { DynamicInputs } from "./wireFields";
+export type { DynamicInputs, DynamicOutputs } from "./wireFields";
 
 /**
  * BrowserSession's dynamic provider, the front that stored providers of every release reach through
@@ -45,7 +45,7 @@ export class SessionProvider {
     return { changes, replaces: [...replaces, ...replacedByOption], deleteBeforeReplace };
   }
 
-  async create(inputs: SessionInputs & DynamicInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }> {
+  async create(inputs: SessionInputs & DynamicInputs & Record<string, unknown>): Promise<{ id: string; outs: DynamicOutputs }> {
     const { __seed, __adoptVmId, __urn, __provider, ...plain } = inputs;
     const urn = urnOf(__urn);
     try {
