@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { CreateAnswer } from "../../client";
 import { startEmulator } from "../../emulator";
 import { engineEnvironment } from "../../runner/environment";
 import { Postgres, startPostgres } from "../helpers/postgres";
@@ -58,13 +59,13 @@ async function scenario(backend: "file" | "postgres"): Promise<void> {
           process.kill(engine, "SIGKILL");
           await run.done;
 
-          const byHand = await (
+          const byHand = (await (
             await fetch(`${emu.apiBaseUrl}/vm/create`, {
               method: "POST",
               headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
               body: JSON.stringify({ browser: BROWSER.byHand }),
             })
-          ).json();
+          ).json()) as CreateAnswer;
           expect(byHand.status).toBe("ok");
 
           const vmIdOf = (browser: string) => control.sessions().find((s) => s.browser === browser)!.vmId;
@@ -203,14 +204,14 @@ describe("pulumi do list (the engine's List call, experimental in CLI 3.248.0)",
       const plugin = path.join(projectDir, "node_modules", ".bin", "pulumi-resource-remote-browser");
       const create = async (browser: string) =>
         (
-          await (
+          (await (
             await fetch(`${emu.apiBaseUrl}/vm/create`, {
               method: "POST",
               headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
               body: JSON.stringify({ browser }),
             })
-          ).json()
-        ).vmId as string;
+          ).json()) as CreateAnswer
+        ).vmId;
       const chrome = await create("chrome");
       const edge = await create("edge");
       emu.control.endSession(edge);
