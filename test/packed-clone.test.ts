@@ -50,7 +50,7 @@ beforeAll(async () => {
   // Asked again after a failure: it refreshes the index, which fails, saying nothing and with exit 1, while
   // another git process of the run holds the repository's index lock (seen once in a whole suite's run).
   const stash = () => run("git", ["-c", "user.name=packed-clone", "-c", "user.email=packed-clone@localhost", "stash", "create"], { cwd: root });
-  const snapshot = (await stash().catch(() => new Promise<string>((r) => setTimeout(r, 2000)).then(stash))).trim() || "HEAD";
+  const snapshot = (await stash().catch(() => new Promise<void>((r) => setTimeout(r, 2000)).then(stash))).trim() || "HEAD";
   // --shared: the clone reads the repository's objects, where the snapshot's commit is (no ref names it).
   await run("git", ["clone", "--quiet", "--shared", "--no-checkout", root, clone]);
   await run("git", ["-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", snapshot], { cwd: clone });
