@@ -1,9 +1,9 @@
 import type { Dispatcher, EnvHttpProxyAgent } from "undici";
 import type { z } from "zod";
 import { envelopeSchema } from "./schemas";
-import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError } from "./errors";
+import { type ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError } from "./errors";
 import { DERIVED_KEY_PREFIX, derivedKeyPattern, secretSpellings } from "./secretShapes";
-import { BudgetPriority, HeldTurn, RequestBudget, sharedBudget } from "./rate-budget";
+import { type BudgetPriority, type HeldTurn, type RequestBudget, sharedBudget } from "./rate-budget";
 import { createHash } from "node:crypto";
 import { isLoopbackHost } from "./limits";
 

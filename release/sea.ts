@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { nodeBinary } from "./nodeBinary";
-import { PLATFORMS, Platform } from "./platforms";
+import { PLATFORMS, type Platform } from "./platforms";
 import { afterInjection, beforeInjection } from "./signing";
 
 /** The fuse Node looks for to know it carries a single-executable blob (Node's docs, "Single executable applications"). */

@@ -2,11 +2,11 @@ import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
-  ConfigMap,
-  EngineEvent,
+  type ConfigMap,
+  type EngineEvent,
   LocalWorkspace,
-  OutputMap,
-  PulumiFn,
+  type OutputMap,
+  type PulumiFn,
   Stack,
 } from "@pulumi/pulumi/automation";
 import { pulumiCommandFor } from "./cli-command";

@@ -22,7 +22,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import type { ConfigMap } from "@pulumi/pulumi/automation";
-import { Emulator, startEmulator } from "../emulator";
+import { type Emulator, startEmulator } from "../emulator";
 import { defaultStateDir, engineEnvironment, findPulumiBin, runProgram } from "../runner";
 import type { RunOptions } from "../runner";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type SessionEntry } from "../../client";
-import { WaitProgress, queueText, sessionName, waitText, DEFAULT_POLL_SCHEDULE, waitForRunning } from "../../core/launch";
-import { Diagnostic, engineDiagnostics } from "../../engine-conventions/diagnostics";
+import { type WaitProgress, queueText, sessionName, waitText, DEFAULT_POLL_SCHEDULE, waitForRunning } from "../../core/launch";
+import { type Diagnostic, engineDiagnostics } from "../../engine-conventions/diagnostics";
 import { useEmulator, virtualClock } from "../helpers/emulator";
 
 /** A clock that moves only when the code under test sleeps. */

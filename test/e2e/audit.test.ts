@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { CreateAnswer } from "../../client";
 import { startEmulator } from "../../emulator";
 import { engineEnvironment } from "../../runner/environment";
-import { Postgres, startPostgres } from "../helpers/postgres";
+import { type Postgres, startPostgres } from "../helpers/postgres";
 import { run } from "../../release/run";
 import { runAudit } from "./audit-run";
 import { childPids, commandOf, until, withStack } from "./harness";

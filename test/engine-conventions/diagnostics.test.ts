@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SessionProvider } from "../../dynamic/session";
-import { Diagnostic, encodeLogRequest, engineChannel, engineDiagnostics, loadGrpc } from "../../engine-conventions/diagnostics";
+import { type Diagnostic, encodeLogRequest, engineChannel, engineDiagnostics, loadGrpc } from "../../engine-conventions/diagnostics";
 
 // The engine's side, built from the protocol modules @pulumi/pulumi ships: what the engine decodes is
 // what these decode.

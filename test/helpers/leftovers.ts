@@ -1,4 +1,4 @@
-import { ProcessInfo, listProcesses } from "./processes";
+import { type ProcessInfo, listProcesses } from "./processes";
 
 /**
  * Processes a test run started and left running after it ended: a plugin whose engine a test killed, a

@@ -6,7 +6,7 @@ import { startEmulator } from "../../emulator";
 import type { Emulator } from "../../emulator";
 import { pluginIdentity } from "../../plugin/identity";
 import { fileType } from "../../release/fileType";
-import { PulumiCli, accountBooks, filesText, newAccount, pulumiCli, pulumiInstall } from "../e2e/plain-cli";
+import { type PulumiCli, accountBooks, filesText, newAccount, pulumiCli, pulumiInstall } from "../e2e/plain-cli";
 import { RELEASE_VERSION, releaseServer } from "../e2e/release-build";
 
 /**

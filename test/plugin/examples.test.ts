@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PackageSchema, PropertySpec, SCHEMA_FILE, withNativeSchema } from "../../plugin/packageSchema";
+import { type PackageSchema, type PropertySpec, SCHEMA_FILE, withNativeSchema } from "../../plugin/packageSchema";
 import { run } from "../../release/run";
 import { USER_PAGES, codeBlocks, read } from "../docs/markdown";
 

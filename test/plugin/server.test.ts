@@ -1,10 +1,10 @@
-import { ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { Emulator, startEmulator } from "../../emulator";
+import { type Emulator, startEmulator } from "../../emulator";
 import { isSecret, reveal, secret } from "../../engine-conventions/wire";
 import { run } from "../../release/run";
 
