@@ -157,7 +157,9 @@ function checkCapacity(
   const wait = effectiveCapacityWait(ownWait);
   if (usage.runningSessionsRemaining >= needed) return;
   if (wait > 0) {
-    pulumi.log.info(
+    // Not awaited: the SDK sends the line in the background, keeps the program alive until it has, and the
+    // promise it returns never rejects.
+    void pulumi.log.info(
       `${usage.runningSessionsRemaining} free running slot(s) for ${needed} new session(s): ` +
         `each session waits up to ${wait} s for a slot`,
     );
