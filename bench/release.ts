@@ -56,7 +56,7 @@ export interface Start {
   peakRssMiB: number;
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
+/* eslint-disable @typescript-eslint/no-explicit-any -- the SDK's generated gRPC modules, loaded by id, have no types */
 const grpc = sdkRequire("@grpc/grpc-js") as any;
 const { ResourceProviderClient } = sdkRequire("./proto/provider_grpc_pb") as any;
 const { GetSchemaRequest } = sdkRequire("./proto/provider_pb") as any;

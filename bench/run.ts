@@ -89,6 +89,7 @@ function machine(): Machine {
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
     pulumiCli,
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the installed SDK's manifest, read for its version
     pulumiSdk: (require("@pulumi/pulumi/package.json") as { version: string }).version,
     loadAverage: os.loadavg().map((l) => l.toFixed(2)).join(" "),
   };

@@ -82,7 +82,7 @@ export function defaultDispatcher(baseUrl: URL, options: EnvHttpProxyAgent.Optio
  * provider's settings (one of the two or three it starts for every operation) sends none, and loading it
  * is about a third of the client's load.
  */
-const undici = () => require("undici") as typeof import("undici"); // eslint-disable-line @typescript-eslint/no-require-imports
+const undici = () => require("undici") as typeof import("undici"); // eslint-disable-line @typescript-eslint/no-require-imports -- deferred to the first request that needs it (see above)
 
 /** Which variable names a proxy for this base URL, when one is set: named in network errors, never its value. */
 function proxyVariable(baseUrl: URL): string | undefined {

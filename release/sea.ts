@@ -34,6 +34,7 @@ export function seaBlob(bundle: string, workDir: string, options: { codeCache?: 
  */
 export async function seaExecutable(platform: Platform, blob: Buffer, out: string): Promise<void> {
   // postject's published build is a CommonJS module without types.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS without types (above)
   const { inject } = require("postject") as { inject(file: string, name: string, data: Buffer, options: Record<string, unknown>): Promise<void> };
   fs.writeFileSync(out, beforeInjection(platform, fs.readFileSync(nodeBinary(platform))));
   fs.chmodSync(out, 0o755);

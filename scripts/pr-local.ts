@@ -87,6 +87,7 @@ function serviceEnvironment(service: Service): Record<string, string> {
 
 function runOptions(pr: string, service: Service, config: ConfigMap = {}): Omit<RunOptions, "action"> {
   return {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the built example, a path known only at run time
     program: require(path.join(root, "dist", "examples", "pr-environment", "index.js")),
     projectName: PROJECT,
     stackName: stackName(pr),

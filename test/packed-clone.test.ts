@@ -7,6 +7,7 @@ import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RemoteBrowserComponentProvider } from "../plugin/provider";
 import { run, runStatus } from "../release/run";
+/* eslint-disable @typescript-eslint/no-explicit-any -- @pulumi/pulumi's generated gRPC client, required without types */
 
 /**
  * `npm pack` and `npm publish` as a maintainer runs them in a fresh clone, where nothing is built: the
@@ -22,11 +23,11 @@ import { run, runStatus } from "../release/run";
  */
 const root = path.resolve(__dirname, "..");
 const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { name: string; version: string };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- generated gRPC and protobuf modules have no types and no ES exports
 const provrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- generated gRPC and protobuf modules have no types and no ES exports
 const provproto = require("@pulumi/pulumi/proto/provider_pb");
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- generated gRPC and protobuf modules have no types and no ES exports
 const emptyproto = require("google-protobuf/google/protobuf/empty_pb");
 
 let base: string;

@@ -182,6 +182,7 @@ describe("the audit on stacks whose state it cannot trust", () => {
           expect(result.stdout).toMatch(new RegExp(`Google Chrome\\s+running\\s+\\S+\\s+stack organization/e2e/${crafted.name}$`, "m"));
           expect(result.stdout).toMatch(/Mozilla Firefox\s+(starting|running)\s+\S+\s+NONE$/m);
           for (const line of result.stdout.split("\n")) expect(line.trimStart(), line).not.toMatch(/^::/);
+          // eslint-disable-next-line no-control-regex -- no terminal escape may reach the output
           expect(result.stdout).not.toMatch(/[\u001b\r]/);
           expect(result.stdout).toContain("BrowserSession::x\\x0a::error::injected\\x1b[31m");
           expect(result.stdout).toContain("(browser edge\\x0d\\x0a::add-mask::x)");

@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import { isRunning } from "../helpers/processes";
 import { childPids, commandOf, until } from "./harness";
 import { type PulumiCli, accountBooks, complaints, filesText, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
+/* eslint-disable @typescript-eslint/no-explicit-any -- the JSON of `pulumi stack export` and `stack output`, read field by field as the CLI writes it */
 
 /**
  * BrowserSession, the data sources and the provider's settings served natively by the plugin, from Pulumi

@@ -6,6 +6,7 @@ import { type Emulator, startEmulator } from "../../emulator";
 import { IMAGES } from "../../emulator/catalog";
 import { USER_PAGES, codeBlocks, read } from "../docs/markdown";
 import { type PulumiCli, accountBooks, filesText, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
+/* eslint-disable @typescript-eslint/no-explicit-any -- the JSON of `pulumi stack export`, read field by field as the CLI writes it */
 
 /**
  * YAML programs as a user runs them: a copy of the program folder with the packed package installed by

@@ -89,7 +89,7 @@ export async function lifecycle(
   emulator: Emulator,
   account: { apiKey: string; accountId: string },
   sessions: number,
-  outputs: (outputs: Record<string, any>) => void, // eslint-disable-line @typescript-eslint/no-explicit-any
+  outputs: (outputs: Record<string, any>) => void, // eslint-disable-line @typescript-eslint/no-explicit-any -- the JSON of `pulumi stack output`, read field by field
 ): Promise<void> {
   const books = () => accountBooks(emulator, account.accountId);
   await cli.clean(["up", "--yes"]);

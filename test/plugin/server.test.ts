@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { type Emulator, startEmulator } from "../../emulator";
 import { isSecret, reveal, secret } from "../../engine-conventions/wire";
 import { run } from "../../release/run";
+/* eslint-disable @typescript-eslint/no-explicit-any -- @pulumi/pulumi's generated gRPC client and messages, required without types */
 
 /**
  * The plugin executable's native front door, spoken to over gRPC as the engine speaks to it: the calls the
@@ -14,7 +15,7 @@ import { run } from "../../release/run";
  * wire forms of the answers (secret envelopes, the "created but failed to initialise" details).
  */
 const root = path.resolve(__dirname, "..", "..");
-/* eslint-disable @typescript-eslint/no-require-imports */
+/* eslint-disable @typescript-eslint/no-require-imports -- @pulumi/pulumi's generated gRPC modules have no types and no ES exports */
 const provrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 const provproto = require("@pulumi/pulumi/proto/provider_pb");
 const statusproto = require("@pulumi/pulumi/proto/status_pb");
