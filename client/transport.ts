@@ -74,7 +74,10 @@ export interface AttemptEvent {
 export function defaultDispatcher(baseUrl: URL, options: EnvHttpProxyAgent.Options = {}): Dispatcher {
   const agentOptions = { keepAliveTimeout: 10_000, connections: 16, ...options };
   const { Agent, EnvHttpProxyAgent } = undici();
-  return isLoopbackHost(baseUrl.hostname) ? new Agent(agentOptions) : new EnvHttpProxyAgent(agentOptions);
+  // Through a proxy every request is tunnelled (CONNECT), plain http too, as undici 7 did by default: undici 8
+  // forwards a plain http request to the proxy itself, request line and headers, which the egress proxies
+  // this is written for refuse (they tunnel only).
+  return isLoopbackHost(baseUrl.hostname) ? new Agent(agentOptions) : new EnvHttpProxyAgent({ proxyTunnel: true, ...agentOptions });
 }
 
 /**
