@@ -111,6 +111,8 @@ describe(".ci/run", () => {
     // The build .ci/run makes once before its lanes start.
     fs.mkdirSync(path.join(dir, "scripts"));
     fs.writeFileSync(path.join(dir, "scripts/build.sh"), "exit 0\n");
+    // The Node.js .ci/run puts first on PATH: here, the one running the test.
+    fs.writeFileSync(path.join(dir, "scripts/node.sh"), 'dirname "$(command -v node)"\n');
     const bin = path.join(dir, "bin");
     fs.mkdirSync(bin);
     const script = Object.entries(cells)
