@@ -5,7 +5,7 @@
  */
 import { sdkRequire } from "../engine-conventions/pulumiSdk";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
+/* eslint-disable @typescript-eslint/no-explicit-any -- the SDK's generated gRPC modules, loaded by id, have no types */
 const grpc = sdkRequire("@grpc/grpc-js") as any;
 const { ResourceProviderService } = sdkRequire("./proto/provider_grpc_pb") as any;
 const { GetSchemaResponse } = sdkRequire("./proto/provider_pb") as any;

@@ -13,7 +13,7 @@ import { startEmulator, type Emulator } from "../emulator";
 import type { PollSchedule } from "../core/context";
 import { DEFAULT_POLL_SCHEDULE, waitForRunning } from "../core/launch";
 import { modelPoint } from "./model";
-import { Printer, fixed, mean, median, ms, quantile, table, yesNo } from "./report";
+import { type Printer, fixed, mean, median, ms, quantile, table, yesNo } from "./report";
 
 export interface Strategy {
   name: string;

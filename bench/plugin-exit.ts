@@ -17,7 +17,7 @@
  *
  *   npm run bench -- plugin-exit [--cycles 20] [--windows 100,500,2000] [--module dist/engine-conventions/liveness.js]
  */
-import { ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";

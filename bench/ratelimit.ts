@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { startEmulator } from "../emulator";
 import type { Emulator, RequestLogEntry } from "../emulator";
 import { runRunner } from "./runnerProcess";
-import { Printer, fixed, sec, table } from "./report";
+import { type Printer, fixed, sec, table } from "./report";
 
 const root = path.resolve(__dirname, "..", "..");
 const program = path.join(root, "dist", "bench", "ratelimit-program.js");

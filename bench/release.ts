@@ -23,7 +23,7 @@
  * Only the linux-amd64 binary can run here; the other platforms' rows give sizes only. The machine's load
  * is printed with the numbers: on a shared machine, compare runs taken at a similar load.
  */
-import { ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as net from "node:net";
@@ -56,7 +56,7 @@ export interface Start {
   peakRssMiB: number;
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
+/* eslint-disable @typescript-eslint/no-explicit-any -- the SDK's generated gRPC modules, loaded by id, have no types */
 const grpc = sdkRequire("@grpc/grpc-js") as any;
 const { ResourceProviderClient } = sdkRequire("./proto/provider_grpc_pb") as any;
 const { GetSchemaRequest } = sdkRequire("./proto/provider_pb") as any;

@@ -24,10 +24,10 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { findPulumiBin } from "../runner";
 import type { PollSchedule } from "../core/context";
-import { OverheadResult, modelledPoints, printOverhead, runOverhead } from "./overhead";
+import { type OverheadResult, modelledPoints, printOverhead, runOverhead } from "./overhead";
 import { Printer } from "./report";
-import { ScaleResult, printScaleResult, runScale } from "./scale";
-import { DEFAULT_CASES, QUICK_CASES, RateLimitResult, printRateLimit, runRateLimit } from "./ratelimit";
+import { type ScaleResult, printScaleResult, runScale } from "./scale";
+import { DEFAULT_CASES, QUICK_CASES, type RateLimitResult, printRateLimit, runRateLimit } from "./ratelimit";
 
 const root = path.resolve(__dirname, "..", "..");
 const KINDS = ["overhead", "scale", "memory", "ratelimit"] as const;
@@ -89,6 +89,7 @@ function machine(): Machine {
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
     pulumiCli,
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the installed SDK's manifest, read for its version
     pulumiSdk: (require("@pulumi/pulumi/package.json") as { version: string }).version,
     loadAverage: os.loadavg().map((l) => l.toFixed(2)).join(" "),
   };

@@ -9,9 +9,9 @@ import * as path from "node:path";
 import { startEmulator } from "../emulator";
 import type { Emulator } from "../emulator";
 import { runProgram } from "../runner";
-import { MemoryPeak, ProviderMemorySampler } from "./procmem";
-import { StackKind, program } from "./programs";
-import { Printer, fixed, median, sec, table, yesNo } from "./report";
+import { type MemoryPeak, ProviderMemorySampler } from "./procmem";
+import { type StackKind, program } from "./programs";
+import { type Printer, fixed, median, sec, table, yesNo } from "./report";
 
 export interface ScaleOptions {
   counts: readonly number[];

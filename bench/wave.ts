@@ -8,6 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { startEmulator } from "../emulator";
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
     const live = emulator.control.sessions().filter((s) => s.status === "starting" || s.status === "running").length;
     peak = Math.max(peak, live);
   }, 50);
-  process.stdout.write(`load average at the start: ${require("node:os").loadavg().map((l: number) => l.toFixed(2)).join(" ")}\n`);
+  process.stdout.write(`load average at the start: ${os.loadavg().map((l: number) => l.toFixed(2)).join(" ")}\n`);
   try {
     const soloStart = Date.now();
     const solo = await pullRequest(emulator, backend, work, "solo", holdMs);

@@ -1,6 +1,6 @@
-import { AccountAnswer, CreateAnswer, CreateRequest, ImagesAnswer, QuotaAnswer, SessionEntry, V7AccountAnswer, V7CreateAnswer, V7CreateRequest, V7QuotaAnswer, accountAnswerSchema, createAnswerSchema, createRequestSchema, imagesAnswerSchema, quotaAnswerSchema, removeAnswerSchema, removeRequestSchema, sessionsAnswerSchema, v7AccountAnswerSchema, v7CreateAnswerSchema, v7CreateRequestSchema, v7QuotaAnswerSchema } from "./schemas";
+import { type AccountAnswer, type CreateAnswer, type CreateRequest, type ImagesAnswer, type QuotaAnswer, type SessionEntry, type V7AccountAnswer, type V7CreateAnswer, type V7CreateRequest, type V7QuotaAnswer, accountAnswerSchema, createAnswerSchema, createRequestSchema, imagesAnswerSchema, quotaAnswerSchema, removeAnswerSchema, removeRequestSchema, sessionsAnswerSchema, v7AccountAnswerSchema, v7CreateAnswerSchema, v7CreateRequestSchema, v7QuotaAnswerSchema } from "./schemas";
 import { RemoteBrowserError } from "./errors";
-import { Transport, TransportOptions, type Call } from "./transport";
+import { Transport, type TransportOptions, type Call } from "./transport";
 import { HeldTurn } from "./rate-budget";
 import type { z } from "zod";
 

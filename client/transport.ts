@@ -1,9 +1,9 @@
 import type { Dispatcher, EnvHttpProxyAgent } from "undici";
 import type { z } from "zod";
 import { envelopeSchema } from "./schemas";
-import { ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError } from "./errors";
+import { type ErrorContext, RemoteBrowserError, errorFromAnswer, isRemoteBrowserError } from "./errors";
 import { DERIVED_KEY_PREFIX, derivedKeyPattern, secretSpellings } from "./secretShapes";
-import { BudgetPriority, HeldTurn, RequestBudget, sharedBudget } from "./rate-budget";
+import { type BudgetPriority, type HeldTurn, type RequestBudget, sharedBudget } from "./rate-budget";
 import { createHash } from "node:crypto";
 import { isLoopbackHost } from "./limits";
 
@@ -74,7 +74,10 @@ export interface AttemptEvent {
 export function defaultDispatcher(baseUrl: URL, options: EnvHttpProxyAgent.Options = {}): Dispatcher {
   const agentOptions = { keepAliveTimeout: 10_000, connections: 16, ...options };
   const { Agent, EnvHttpProxyAgent } = undici();
-  return isLoopbackHost(baseUrl.hostname) ? new Agent(agentOptions) : new EnvHttpProxyAgent(agentOptions);
+  // Through a proxy every request is tunnelled (CONNECT), plain http too, as undici 7 did by default: undici 8
+  // forwards a plain http request to the proxy itself, request line and headers, which the egress proxies
+  // this is written for refuse (they tunnel only).
+  return isLoopbackHost(baseUrl.hostname) ? new Agent(agentOptions) : new EnvHttpProxyAgent({ proxyTunnel: true, ...agentOptions });
 }
 
 /**
@@ -82,7 +85,7 @@ export function defaultDispatcher(baseUrl: URL, options: EnvHttpProxyAgent.Optio
  * provider's settings (one of the two or three it starts for every operation) sends none, and loading it
  * is about a third of the client's load.
  */
-const undici = () => require("undici") as typeof import("undici"); // eslint-disable-line @typescript-eslint/no-require-imports
+const undici = () => require("undici") as typeof import("undici"); // eslint-disable-line @typescript-eslint/no-require-imports -- deferred to the first request that needs it (see above)
 
 /** Which variable names a proxy for this base URL, when one is set: named in network errors, never its value. */
 function proxyVariable(baseUrl: URL): string | undefined {

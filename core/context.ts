@@ -1,5 +1,5 @@
 import { isRemoteBrowserError, type AccountAnswer, type ImagesAnswer, RemoteBrowserClient, type V7AccountAnswer, type ApiVersion } from "../client";
-import { ProviderConfig, loadConfig } from "./config";
+import { type ProviderConfig, loadConfig } from "./config";
 import { KeyRefusedError } from "../client/errors";
 import { identityOf, ownerFingerprint, type OwnerIdentity } from "./state";
 

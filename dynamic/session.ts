@@ -8,12 +8,12 @@ import { isUrn, urnName, recordedStateVersion, withStateVersion } from "../engin
 import { backendIdentity } from "../engine-conventions/backend";
 import { ShownSessions } from "../engine-conventions/replacements";
 import { resourceSeed } from "../core/launch";
-import { RECORDED, withIdempotencyKey, type DynamicInputs } from "./wireFields";
+import { RECORDED, withIdempotencyKey, type DynamicInputs, type DynamicOutputs } from "./wireFields";
 
 export type { ProviderDeps } from "../core/context";
 export type { SessionInputs, SessionOutputs } from "../core/declaration";
 
-export type { DynamicInputs } from "./wireFields";
+export type { DynamicInputs, DynamicOutputs } from "./wireFields";
 
 /**
  * BrowserSession's dynamic provider, the front that stored providers of every release reach through
@@ -73,7 +73,7 @@ export class SessionProvider {
     return { ...planned, changes: true, replaces: ["status"] };
   }
 
-  async create(inputs: SessionInputs & DynamicInputs & Record<string, unknown>): Promise<{ id: string; outs: SessionOutputs }> {
+  async create(inputs: SessionInputs & DynamicInputs & Record<string, unknown>): Promise<{ id: string; outs: DynamicOutputs }> {
     const { __seed, __adoptVmId, __urn, __provider, ...plain } = inputs;
     const urn = urnOf(__urn);
     try {

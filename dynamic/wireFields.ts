@@ -1,3 +1,6 @@
+import type { SessionOutputs } from "../core/declaration";
+import type { STATE_VERSION } from "../engine-conventions/wire";
+
 /**
  * The dynamic resource's wire fields, which no other front has. The SDK's resource (sdk/browserSession.ts)
  * sends the first four with its inputs, through `wireInputs`, and `__provider`, the stored provider text
@@ -42,6 +45,12 @@ export const RECORDED = ["__seed", "__adoptVmId", "__urn"] as const;
  * Every release has recorded it; nothing reads it back, and the plugin's resource does not record it.
  */
 export const DYNAMIC_OUTPUTS = ["__idempotencyKey"] as const;
+
+/**
+ * What the dynamic resource records as a session's outputs: the core's, and beside them the wire fields
+ * (the key the session was started under, the layout version, the seed and the adopted session).
+ */
+export type DynamicOutputs = SessionOutputs & { __idempotencyKey?: string; [STATE_VERSION]?: number } & Pick<DynamicInputs, (typeof RECORDED)[number]>;
 
 /** The outputs of a create with the key it used (absent for an adoption or API version 7). */
 export function withIdempotencyKey<T extends object>(outs: T, key: string | undefined): T & { __idempotencyKey?: string } {

@@ -63,7 +63,7 @@ function standIn(file: string, esModule: boolean): Module {
   const load = () => {
     if (!real) {
       if (require.cache[file] === entry) delete require.cache[file];
-      real = require(file) as Record<PropertyKey, unknown>; // eslint-disable-line @typescript-eslint/no-require-imports
+      real = require(file) as Record<PropertyKey, unknown>; // eslint-disable-line @typescript-eslint/no-require-imports -- the SDK's module, deferred to its first use
     }
     return real;
   };

@@ -20,7 +20,8 @@ import { sdkRequire } from "./pulumiSdk";
 export const CHECKED_SDK_VERSIONS = "3.159.0 through 3.270.0";
 
 /** The modules of the installed @pulumi/pulumi that its provider server is built on, loaded as it loads them. */
-export function pulumiModules(load: (id: string) => any = sdkRequire) { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the SDK's internal modules, loaded by id, have no types
+export function pulumiModules(load: (id: string) => any = sdkRequire) {
   const m = {
     grpc: load("@grpc/grpc-js"),
     service: load("./proto/provider_grpc_pb").ResourceProviderService,

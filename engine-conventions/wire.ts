@@ -26,7 +26,7 @@ export const STATE_VERSION = "__stateVersion";
 export const recordedStateVersion = (outs: Record<string, unknown>): unknown => outs[STATE_VERSION];
 
 /** `outs` with the layout version `version` recorded; as they are when the core gives none. */
-export function withStateVersion<T extends object>(outs: T, version: number | undefined): T {
+export function withStateVersion<T extends object>(outs: T, version: number | undefined): T & { [STATE_VERSION]?: number } {
   return version === undefined ? outs : { ...outs, [STATE_VERSION]: version };
 }
 

@@ -32,7 +32,8 @@ export function nativeHandlers(
   const Struct = struct.Struct;
   const js = (s: { toJavaScript(): Record<string, unknown> } | undefined) => s?.toJavaScript() ?? {};
   const unary =
-    (fn: (req: any) => Promise<unknown>): Handler => // eslint-disable-line @typescript-eslint/no-explicit-any
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the request is a generated protobuf message, which has no type
+    (fn: (req: any) => Promise<unknown>): Handler =>
     (call, callback) => {
       fn(call.request).then(
         (resp) => callback(null, resp),
@@ -43,7 +44,8 @@ export function nativeHandlers(
       );
     };
   /** BrowserSession's calls are answered by its adapter; any other type's go to the SDK's server (components). */
-  const forSession = (name: NativeCall, fn: (req: any) => Promise<unknown>): Handler => { // eslint-disable-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the request is a generated protobuf message, which has no type
+  const forSession = (name: NativeCall, fn: (req: any) => Promise<unknown>): Handler => {
     const native = unary(fn);
     return (call, callback) => (typeOf(call.request) === BROWSER_SESSION ? native(call, callback) : sdk(name)(call, callback));
   };
@@ -159,7 +161,8 @@ export function nativeHandlers(
       return new m.empty.Empty();
     }),
     // The engine's List (`pulumi do remote-browser:index:BrowserSession list`): BrowserSession's, the one type listed.
-    list: ((call: { request: any; write(r: unknown): void; end(): void; emit(e: "error", err: unknown): void }) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the request is a generated protobuf message, which has no type
+    list: ((call: { request: any; write(r: unknown): void; end(): void; emit(e: "error", err: unknown): void }) => {
       const req = call.request;
       (async () => {
         if (req.getToken() !== BROWSER_SESSION) throw new Error(`List: the remote-browser plugin lists only ${BROWSER_SESSION}, not ${req.getToken()}`);

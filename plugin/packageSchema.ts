@@ -3,7 +3,7 @@ import componentSchema from "./schema.json";
 import type { ComponentResourceConstructor } from "@pulumi/pulumi/provider/experimental";
 import { OUTPUTS } from "../core/declaration";
 import { REVIEW_SESSIONS_OUTPUTS, ReviewSessions } from "./reviewSessions";
-import { BROWSER_SESSION, PACKAGE_NAME, pluginIdentity, type PluginIdentity, githubOf, REGISTRY_SCHEMA_FILE, typeToken } from "./identity";
+import { BROWSER_SESSION, PACKAGE_NAME, pluginIdentity, type PluginIdentity, githubOf, typeToken } from "./identity";
 import { NATIVE_SCHEMA, browserSessionSchema, type PackageSchema } from "./nativeSchema";
 
 export type { PackageSchema, PropertySpec, ResourceSpec } from "./nativeSchema";
@@ -95,7 +95,7 @@ export function schemaFileText(schema: PackageSchema): string {
 export async function deriveSchema(packageRoot: string): Promise<PackageSchema> {
   // Required here, not at the top: the analyzer loads TypeScript, which the plugin never needs (the release
   // bundle leaves it out: release/bundle.ts).
-  const { ComponentProvider } = require("@pulumi/pulumi/provider/experimental") as typeof import("@pulumi/pulumi/provider/experimental"); // eslint-disable-line @typescript-eslint/no-require-imports
+  const { ComponentProvider } = require("@pulumi/pulumi/provider/experimental") as typeof import("@pulumi/pulumi/provider/experimental"); // eslint-disable-line @typescript-eslint/no-require-imports -- loaded only when deriving the schema: it loads TypeScript
   const analyzer = new ComponentProvider({
     name: PACKAGE_NAME,
     components: COMPONENTS.map((c) => c.component),
@@ -140,7 +140,7 @@ export function servedSchema(): PackageSchema {
   return served;
 }
 
-/** The text of {@link REGISTRY_SCHEMA_FILE}: the schema this plugin serves, at package.json's version. */
+/** The text of the registry schema file (REGISTRY_SCHEMA_FILE of identity.ts): the schema this plugin serves, at package.json's version. */
 export function registrySchemaText(): string {
   return `${JSON.stringify(servedSchema(), null, 2)}\n`;
 }

@@ -54,7 +54,7 @@ export function callsAnsweredBy<By extends string>(...by: By[]): Array<Answered<
 }
 
 export type Callback = (err: unknown, value?: unknown, metadata?: unknown) => void;
-export type Call = { request: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Call = { request: any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- a generated protobuf message, which has no type
 /** A gRPC handler as `@grpc/grpc-js` calls it: unary with a callback, server-streaming with the call alone. */
 export type Handler = (call: Call, callback: Callback) => void;
 

@@ -73,7 +73,7 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
   let components: { servedAs(urn: string, id: string): void } | undefined;
   const sdkService = (): Record<string, Handler> => {
     if (!sdk) {
-      const { RemoteBrowserComponentProvider, sdkProviderService } = require("./provider") as typeof import("./provider"); // eslint-disable-line @typescript-eslint/no-require-imports
+      const { RemoteBrowserComponentProvider, sdkProviderService } = require("./provider") as typeof import("./provider"); // eslint-disable-line @typescript-eslint/no-require-imports -- loaded at the first call that needs it, not at start
       const provider = new RemoteBrowserComponentProvider();
       if (servedAs) provider.servedAs(...servedAs);
       components = provider;
@@ -96,12 +96,13 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
   // Whether the engine the calls are from has ended its use of the plugin (Cancel).
   let engine = { cancelled: false };
   const nativeService = (): Record<string, Handler> => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at the first call that needs it, not at start
     native ??= (require("./handlers") as typeof import("./handlers")).nativeHandlers(m, sdkHandler, options.ctx, {
       servedAs: (urn, id) => {
         servedAs = [urn, id];
         components?.servedAs(urn, id);
       },
-    }); // eslint-disable-line @typescript-eslint/no-require-imports
+    });
     return native;
   };
 
@@ -142,7 +143,7 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
         schema ??=
           typeof PRB_SCHEMA !== "undefined"
             ? PRB_SCHEMA
-            : (builtSchemaText() ?? JSON.stringify((require("./packageSchema") as typeof import("./packageSchema")).servedSchema())); // eslint-disable-line @typescript-eslint/no-require-imports
+            : (builtSchemaText() ?? JSON.stringify((require("./packageSchema") as typeof import("./packageSchema")).servedSchema())); // eslint-disable-line @typescript-eslint/no-require-imports -- loaded only when no built schema is there
       } catch (err) {
         const e = grpcError(m, err);
         return callback(e, null, e.metadata);

@@ -1,5 +1,5 @@
 import * as path from "node:path";
-import { build, Plugin } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { servedSchemaOf } from "../plugin/packageSchema";
 
 /** What the release binary knows of itself (plugin/identity.ts reads it as `PRB_RELEASE`). */

@@ -3,7 +3,7 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { cacheRoot } from "./cache";
-import { NODE_VERSION, Platform } from "./platforms";
+import { NODE_VERSION, type Platform } from "./platforms";
 
 /**
  * The official Node binary of `platform`, fetched once from its npm package into the cache and refused

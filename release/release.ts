@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { pluginIdentity } from "../plugin/identity";
 import { archiveEntries, checksums, writeArchive } from "./archive";
 import type { ReleaseArgs } from "./args";
-import { bundlePlugin, ReleaseFacts } from "./bundle";
+import { bundlePlugin, type ReleaseFacts } from "./bundle";
 import { fileType } from "./fileType";
 import { packNpm } from "./npmPackage";
 import { prepareOutDir } from "./outDir";

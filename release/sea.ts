@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { nodeBinary } from "./nodeBinary";
-import { PLATFORMS, Platform } from "./platforms";
+import { PLATFORMS, type Platform } from "./platforms";
 import { afterInjection, beforeInjection } from "./signing";
 
 /** The fuse Node looks for to know it carries a single-executable blob (Node's docs, "Single executable applications"). */
@@ -34,6 +34,7 @@ export function seaBlob(bundle: string, workDir: string, options: { codeCache?: 
  */
 export async function seaExecutable(platform: Platform, blob: Buffer, out: string): Promise<void> {
   // postject's published build is a CommonJS module without types.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS without types (above)
   const { inject } = require("postject") as { inject(file: string, name: string, data: Buffer, options: Record<string, unknown>): Promise<void> };
   fs.writeFileSync(out, beforeInjection(platform, fs.readFileSync(nodeBinary(platform))));
   fs.chmodSync(out, 0o755);

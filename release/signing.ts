@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import { signAdHoc, verifyAdHoc } from "./machoSign";
 import { authenticode, peChecksum, stripAuthenticode, withChecksum } from "./peSignature";
-import { Platform, platformId } from "./platforms";
+import { type Platform, platformId } from "./platforms";
 
 /**
  * What each platform's executable needs around the injection of the single-executable blob, and the check

@@ -42,6 +42,7 @@ function table(header: string[], lines: string[][]): string {
  * command (`::error::`, `::add-mask::`).
  */
 export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what it escapes
   const escaped = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
     const code = c.charCodeAt(0);
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import type { OutputMap } from "@pulumi/pulumi/automation";
 import { CONFIG_NAMESPACE, SECRET_SETTINGS } from "../core/config";
-import { Action, MAX_LOG_VERBOSITY, linkThisPackage, loadProgram, runProgram } from "./index";
+import { type Action, MAX_LOG_VERBOSITY, linkThisPackage, loadProgram, runProgram } from "./index";
 import { INTERRUPTED_EXIT_CODE, Interrupted, interruptible } from "./interrupt";
 import { runnerCommand } from "./advice";
 import { backendArg } from "./backend-arg";

@@ -2,11 +2,11 @@ import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
-  ConfigMap,
-  EngineEvent,
+  type ConfigMap,
+  type EngineEvent,
   LocalWorkspace,
-  OutputMap,
-  PulumiFn,
+  type OutputMap,
+  type PulumiFn,
   Stack,
 } from "@pulumi/pulumi/automation";
 import { pulumiCommandFor } from "./cli-command";
@@ -385,7 +385,7 @@ function countsOf(changes: Record<string, number> | undefined): Record<string, n
 
 /** Loads a program module: its default export, `program` export, or the module itself when it is a function. */
 export function loadProgram(modulePath: string): PulumiFn {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a program module named at run time, loaded as CommonJS
   const mod = require(path.resolve(modulePath));
   const fn = typeof mod === "function" ? mod : typeof mod?.default === "function" ? mod.default : mod?.program;
   if (typeof fn !== "function") {

@@ -11,8 +11,8 @@
 #
 #   current   Node >= 26, the current line (scripts/node.sh); the newest @pulumi/pulumi on the npm registry and
 #             the newest CLI on the Go module proxy (scripts/engine.sh current), both found when the cell runs
-#   floor     Node 22, the oldest line still maintained; the lowest @pulumi/pulumi of peerDependencies; the
-#             default CLI pin. The unit tests run on that Node too
+#   floor     the first Node.js release engines allows (22.19.0, of the oldest line still maintained); the
+#             lowest @pulumi/pulumi of peerDependencies; the default CLI pin. The unit tests run on that Node too
 #
 # Node and the CLI are put first on PATH, so the test runner, the programs, the engine's dynamic provider
 # processes and the component plugin all run on the cell's Node. Extra arguments go to vitest.
@@ -46,9 +46,9 @@ case "$cell" in
   floor)
     # The floor is the one peerDependencies states, so the range users are told is the range that runs.
     floor=$(node -p 'require("./package.json").peerDependencies["@pulumi/pulumi"].replace(/^[\^~>= ]+/, "")')
-    # And the oldest Node.js line engines allows, exactly: a newer Node on PATH does not stand in for it.
-    line=$(node -p 'require("./package.json").engines.node.replace(/^>=\s*/, "").split(".")[0]')
-    PATH=$(bash scripts/node.sh "=$line"):$PATH
+    # And the first Node.js release engines allows, exactly: a newer Node on PATH does not stand in for it.
+    release=$(node -p 'require("./package.json").engines.node.replace(/^>=\s*/, "")')
+    PATH=$(bash scripts/node.sh "=$release"):$PATH
     export PRB_CLI=default PRB_E2E_PULUMI_SDK=$floor
     files=(test/e2e/browser-session.test.ts test/e2e/component.test.ts test/e2e/yaml-cli.test.ts test/e2e/native-yaml.test.ts test/e2e/generated-sdks.test.ts test/e2e/runner-interrupt.test.ts)
     ;;

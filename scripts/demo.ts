@@ -49,6 +49,7 @@ async function main(): Promise<void> {
   if (backend.url) say(`Backend:      ${redactor(credentialsOf(backend.url))(backend.url)}`);
 
   const common = {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the built example, a path known only at run time
     program: require(path.join(root, "dist", "examples", "demo", "index.js")),
     projectName: "remote-browser-demo",
     stackName: "demo",

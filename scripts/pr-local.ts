@@ -22,7 +22,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import type { ConfigMap } from "@pulumi/pulumi/automation";
-import { Emulator, startEmulator } from "../emulator";
+import { type Emulator, startEmulator } from "../emulator";
 import { defaultStateDir, engineEnvironment, findPulumiBin, runProgram } from "../runner";
 import type { RunOptions } from "../runner";
 
@@ -87,6 +87,7 @@ function serviceEnvironment(service: Service): Record<string, string> {
 
 function runOptions(pr: string, service: Service, config: ConfigMap = {}): Omit<RunOptions, "action"> {
   return {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the built example, a path known only at run time
     program: require(path.join(root, "dist", "examples", "pr-environment", "index.js")),
     projectName: PROJECT,
     stackName: stackName(pr),

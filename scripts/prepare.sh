@@ -7,6 +7,8 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund --prefer-offline >&2
 fi
 bash scripts/build.sh
+# The unit tests (`npm run test:unit`, scripts/unit.sh) need no engine: PREPARE_NO_ENGINE=1 stops here.
+if [ -n "${PREPARE_NO_ENGINE:-}" ]; then return 0; fi
 # PRB_CLI picks the CLI pin of a test cell (see scripts/engine.sh); the default one otherwise.
 PULUMI_REMOTE_BROWSER_PULUMI=$(bash scripts/engine.sh "${PRB_CLI:-default}")
 export PULUMI_REMOTE_BROWSER_PULUMI

@@ -13,6 +13,13 @@ if [ -z "${PRB_CELL:-}" ]; then
   export PATH
 fi
 PREPARE_LANGUAGE_YAML=1 source scripts/prepare.sh
+# The static checks before any test, when `npm test` runs whole (CI's default cell): the lint
+# (eslint.config.mjs), the format (Prettier) and the type check of the tests, their configs, the benchmarks
+# and the scripts (tsconfig.test.json; the build checked the package). Not for a file named on the command
+# line, the loop of one test, nor in the other cells, which run the same tree after this one in CI.
+if [ -z "${PRB_CELL:-}" ] && [ $# -eq 0 ]; then
+  npm run -s check
+fi
 # Every Node process of the run -- the runner of each engine run, the engine's dynamic provider processes,
 # the plugins, the test workers, several hundred in all -- loads @pulumi/pulumi, and compiling its modules
 # (TypeScript's compiler alone is 9 MB) was about 0.35 s of CPU each. Node's compile cache (Node >= 22.1;

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { RemoteBrowserClient } from "../client";
-import { CONFIG_NAMESPACE, ProviderConfig, loadConfig } from "../core/config";
+import { CONFIG_NAMESPACE, type ProviderConfig, loadConfig } from "../core/config";
 import { warnAboutPlainSecrets } from "./configWarnings";
 import type { GetImagesResult, GetLocationsResult, GetSessionsArgs, GetSessionsResult, GetUsageResult } from "../core/dataSources";
 

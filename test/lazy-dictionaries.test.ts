@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-/* eslint-disable @typescript-eslint/no-require-imports */
+/* eslint-disable @typescript-eslint/no-require-imports -- the script is plain CommonJS JavaScript, run by node as it is */
 const { lazySources } = require("../scripts/lazy-dictionaries.js") as {
   lazySources(frequency: string, matching: string): { frequency: string; matching: string } | { why: string };
 };

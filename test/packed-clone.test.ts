@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -7,6 +7,7 @@ import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RemoteBrowserComponentProvider } from "../plugin/provider";
 import { run, runStatus } from "../release/run";
+/* eslint-disable @typescript-eslint/no-explicit-any -- @pulumi/pulumi's generated gRPC client, required without types */
 
 /**
  * `npm pack` and `npm publish` as a maintainer runs them in a fresh clone, where nothing is built: the
@@ -22,11 +23,11 @@ import { run, runStatus } from "../release/run";
  */
 const root = path.resolve(__dirname, "..");
 const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { name: string; version: string };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- generated gRPC and protobuf modules have no types and no ES exports
 const provrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- generated gRPC and protobuf modules have no types and no ES exports
 const provproto = require("@pulumi/pulumi/proto/provider_pb");
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- generated gRPC and protobuf modules have no types and no ES exports
 const emptyproto = require("google-protobuf/google/protobuf/empty_pb");
 
 let base: string;
@@ -50,7 +51,7 @@ beforeAll(async () => {
   // Asked again after a failure: it refreshes the index, which fails, saying nothing and with exit 1, while
   // another git process of the run holds the repository's index lock (seen once in a whole suite's run).
   const stash = () => run("git", ["-c", "user.name=packed-clone", "-c", "user.email=packed-clone@localhost", "stash", "create"], { cwd: root });
-  const snapshot = (await stash().catch(() => new Promise<string>((r) => setTimeout(r, 2000)).then(stash))).trim() || "HEAD";
+  const snapshot = (await stash().catch(() => new Promise<void>((r) => setTimeout(r, 2000)).then(stash))).trim() || "HEAD";
   // --shared: the clone reads the repository's objects, where the snapshot's commit is (no ref names it).
   await run("git", ["clone", "--quiet", "--shared", "--no-checkout", root, clone]);
   await run("git", ["-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", snapshot], { cwd: clone });

@@ -94,6 +94,7 @@ if (dir) {
   });
 
   // vitest 4 gives the suite as the hook's second argument; the first, its fixtures, must be a pattern.
+  // eslint-disable-next-line no-empty-pattern -- vitest reads the fixtures a hook asks for from this pattern
   beforeAll(({}, suite) => {
     file = (suite as { filepath?: string }).filepath ?? "";
   });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { LOCALES } from "../../client/schemas";
 import { INPUTS, OUTPUTS, inputDoc, type InputField } from "../../core/declaration";
 import { FUNCTIONS } from "../../plugin/functions";
-import { NATIVE_SCHEMA } from "../../plugin/nativeSchema";
+import { NATIVE_SCHEMA, type PropertySpec } from "../../plugin/nativeSchema";
 
 /**
  * Facts the TypeScript SDK must write out by hand -- its declarations carry the docs an editor shows, which
@@ -88,8 +88,8 @@ describe("the TypeScript SDK's hand-written declarations agree with the tables",
     };
     const schemaKind = (p: { type?: string; $ref?: string; items?: { type?: string; $ref?: string } }): string =>
       p.$ref ? `ref ${p.$ref.split(":").pop()}` : p.type === "array" ? `array of ${schemaKind(p.items!)}` : p.type === "integer" ? "number" : p.type!;
-    const types = NATIVE_SCHEMA.types as Record<string, { properties?: Record<string, never>; required?: string[] }>;
-    const compare = (tsName: string, properties: Record<string, never>, required: string[]) => {
+    const types: Record<string, { properties?: Record<string, PropertySpec>; required?: string[] }> = NATIVE_SCHEMA.types;
+    const compare = (tsName: string, properties: Record<string, PropertySpec>, required: string[]) => {
       const props = propertiesOf(declared("core/dataSources.ts", tsName));
       expect([...props.keys()].sort(), tsName).toEqual(Object.keys(properties).sort());
       for (const [name, p] of props) {
@@ -103,7 +103,7 @@ describe("the TypeScript SDK's hand-written declarations agree with the tables",
       if (!spec.properties) continue;
       compare(token.split(":").pop()!, spec.properties, spec.required ?? []);
     }
-    for (const [token, fn] of Object.entries(NATIVE_SCHEMA.functions as Record<string, { outputs: { properties: Record<string, never>; required: string[] } }>)) {
+    for (const [token, fn] of Object.entries(NATIVE_SCHEMA.functions as Record<string, { outputs: { properties: Record<string, PropertySpec>; required: string[] } }>)) {
       const name = token.split(":").pop()!;
       compare(`${name[0]!.toUpperCase()}${name.slice(1)}Result`, fn.outputs.properties, fn.outputs.required);
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type SessionEntry } from "../../client";
-import { WaitProgress, queueText, sessionName, waitText, DEFAULT_POLL_SCHEDULE, waitForRunning } from "../../core/launch";
-import { Diagnostic, engineDiagnostics } from "../../engine-conventions/diagnostics";
+import { type WaitProgress, queueText, sessionName, waitText, DEFAULT_POLL_SCHEDULE, waitForRunning } from "../../core/launch";
+import { type Diagnostic, engineDiagnostics } from "../../engine-conventions/diagnostics";
 import { useEmulator, virtualClock } from "../helpers/emulator";
 
 /** A clock that moves only when the code under test sleeps. */
@@ -19,7 +19,7 @@ function fakeClock() {
 }
 
 function entry(status: SessionEntry["status"]): SessionEntry {
-  return { vmId: "vm-1", status, name: "Google Chrome", created: "2026-11-23T00:00:00.000Z" } as SessionEntry;
+  return { id: "vm-1", status, name: "Google Chrome", created: "2026-11-23T00:00:00.000Z" };
 }
 
 /** Reports must come about once a second: never two within a second of each other. */
@@ -36,7 +36,9 @@ describe("progress of the wait for running", () => {
       vmId: "vm-1",
       timeoutMs: 60_000,
       waiting: { clock },
-      onProgress: (p) => reports.push({ ...p, at: clock.now() }),
+      onProgress: (p) => {
+        reports.push({ ...p, at: clock.now() });
+      },
     });
     expect(outcome.kind).toBe("running");
     // The last report is the outcome, so that the row does not keep saying "starting".

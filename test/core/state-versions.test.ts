@@ -180,7 +180,7 @@ describe("a record this version cannot read", () => {
 
   it("is neither dropped by refresh nor ended by destroy, and the service is not asked about it", async () => {
     const { id, outs } = await t.provider().create({ browser: "chrome", __seed: "p/s/a" });
-    const newer = { ...(outs as unknown as Record<string, unknown>), __stateVersion: CURRENT_STATE_VERSION + 1 };
+    const newer: Record<string, unknown> = { ...(outs as unknown as Record<string, unknown>), __stateVersion: CURRENT_STATE_VERSION + 1 };
     const polled = t.requests("status").length;
     expect((await thrown(() => t.provider().read(id, newer))).code).toBe("account_mismatch");
     expect((await thrown(() => t.provider().delete(id, newer))).code).toBe("account_mismatch");

@@ -2,9 +2,10 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { CreateAnswer } from "../../client";
 import { startEmulator } from "../../emulator";
 import { engineEnvironment } from "../../runner/environment";
-import { Postgres, startPostgres } from "../helpers/postgres";
+import { type Postgres, startPostgres } from "../helpers/postgres";
 import { run } from "../../release/run";
 import { runAudit } from "./audit-run";
 import { childPids, commandOf, until, withStack } from "./harness";
@@ -58,13 +59,13 @@ async function scenario(backend: "file" | "postgres"): Promise<void> {
           process.kill(engine, "SIGKILL");
           await run.done;
 
-          const byHand = await (
+          const byHand = (await (
             await fetch(`${emu.apiBaseUrl}/vm/create`, {
               method: "POST",
               headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
               body: JSON.stringify({ browser: BROWSER.byHand }),
             })
-          ).json();
+          ).json()) as CreateAnswer;
           expect(byHand.status).toBe("ok");
 
           const vmIdOf = (browser: string) => control.sessions().find((s) => s.browser === browser)!.vmId;
@@ -181,6 +182,7 @@ describe("the audit on stacks whose state it cannot trust", () => {
           expect(result.stdout).toMatch(new RegExp(`Google Chrome\\s+running\\s+\\S+\\s+stack organization/e2e/${crafted.name}$`, "m"));
           expect(result.stdout).toMatch(/Mozilla Firefox\s+(starting|running)\s+\S+\s+NONE$/m);
           for (const line of result.stdout.split("\n")) expect(line.trimStart(), line).not.toMatch(/^::/);
+          // eslint-disable-next-line no-control-regex -- no terminal escape may reach the output
           expect(result.stdout).not.toMatch(/[\u001b\r]/);
           expect(result.stdout).toContain("BrowserSession::x\\x0a::error::injected\\x1b[31m");
           expect(result.stdout).toContain("(browser edge\\x0d\\x0a::add-mask::x)");
@@ -203,14 +205,14 @@ describe("pulumi do list (the engine's List call, experimental in CLI 3.248.0)",
       const plugin = path.join(projectDir, "node_modules", ".bin", "pulumi-resource-remote-browser");
       const create = async (browser: string) =>
         (
-          await (
+          (await (
             await fetch(`${emu.apiBaseUrl}/vm/create`, {
               method: "POST",
               headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
               body: JSON.stringify({ browser }),
             })
-          ).json()
-        ).vmId as string;
+          ).json()) as CreateAnswer
+        ).vmId;
       const chrome = await create("chrome");
       const edge = await create("edge");
       emu.control.endSession(edge);

@@ -11,6 +11,7 @@ import { engineEnvironment } from "../../runner/environment";
 import { RunFailed, withStack } from "./harness";
 import { cacheRoot, cachedFolder, filesOf, keyOf } from "../helpers/input-cache";
 import { accountBooks, newAccount } from "./plain-cli";
+/* eslint-disable @typescript-eslint/no-explicit-any -- the JSON of `pulumi stack export`, read field by field as the CLI writes it */
 
 /**
  * The ReviewSessions component through the real engine, as a program in another language uses it: a remote

@@ -1,9 +1,9 @@
-import { ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { inject } from "vitest";
-import { Emulator, EmulatorOptions, startEmulator } from "../../emulator";
+import { type Emulator, type EmulatorOptions, startEmulator } from "../../emulator";
 import { engineEnvironment } from "../../runner/environment";
 
 /**

@@ -3,12 +3,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import { Emulator, startEmulator } from "../../emulator";
+import { type Emulator, startEmulator } from "../../emulator";
 import { IMAGES } from "../../emulator/catalog";
 import { spawn } from "node:child_process";
 import { isRunning } from "../helpers/processes";
 import { childPids, commandOf, until } from "./harness";
-import { PulumiCli, accountBooks, complaints, filesText, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
+import { type PulumiCli, accountBooks, complaints, filesText, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
+/* eslint-disable @typescript-eslint/no-explicit-any -- the JSON of `pulumi stack export` and `stack output`, read field by field as the CLI writes it */
 
 /**
  * BrowserSession, the data sources and the provider's settings served natively by the plugin, from Pulumi

@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -32,6 +32,7 @@ export async function yamlLanguageHost(): Promise<string> {
 export function complaints(r: Result): string[] {
   // The YAML host colours its diagnostics ("\x1b[33mWarning\x1b[0m: Field ...") even without a terminal.
   return `${r.stdout}\n${r.stderr}`
+    // eslint-disable-next-line no-control-regex -- the CLI's colour escapes, taken out
     .replace(/\x1b\[[0-9;]*m/g, "")
     .split("\n")
     .filter((line) => /\b(warning|error)\b/i.test(line));
@@ -123,7 +124,7 @@ export interface PulumiCli {
   /** `pulumi stack export`, as text. */
   exportText(): Promise<string>;
   /** The resources of `pulumi stack export`. */
-  resources(): Promise<Array<Record<string, any>>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  resources(): Promise<Array<Record<string, any>>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the JSON of `pulumi stack export`, read field by field
 }
 
 /**

@@ -2,10 +2,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { Emulator, startEmulator } from "../../emulator";
+import { type Emulator, startEmulator } from "../../emulator";
 import { fileType } from "../../release/fileType";
 import { run } from "../../release/run";
-import { PulumiCli, accountBooks, filesText, newAccount, onPath, pulumiCli, pulumiInstall, yamlLanguageHost } from "./plain-cli";
+import { type PulumiCli, accountBooks, filesText, newAccount, onPath, pulumiCli, pulumiInstall, yamlLanguageHost } from "./plain-cli";
 import { RELEASE_VERSION, linuxRelease, releaseServer } from "./release-build";
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator } from "../../emulator";
 import type { Emulator } from "../../emulator";
-import { Postgres, startPostgres } from "../helpers/postgres";
+import { type Postgres, startPostgres } from "../helpers/postgres";
 import { RunFailed, until, withStack } from "./harness";
 import { peakActive } from "./timeline";
 

@@ -2,10 +2,11 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { Emulator, startEmulator } from "../../emulator";
+import { type Emulator, startEmulator } from "../../emulator";
 import { IMAGES } from "../../emulator/catalog";
 import { USER_PAGES, codeBlocks, read } from "../docs/markdown";
-import { PulumiCli, accountBooks, filesText, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
+import { type PulumiCli, accountBooks, filesText, newAccount, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
+/* eslint-disable @typescript-eslint/no-explicit-any -- the JSON of `pulumi stack export`, read field by field as the CLI writes it */
 
 /**
  * YAML programs as a user runs them: a copy of the program folder with the packed package installed by

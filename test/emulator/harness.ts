@@ -1,6 +1,7 @@
 import type { Emulator, EmulatorOptions } from "../../emulator";
 import { startEmulator } from "../../emulator";
 import { eventually } from "../helpers/eventually";
+/* eslint-disable @typescript-eslint/no-explicit-any -- the emulator's JSON answers, read field by field as the API's spec writes them */
 
 export interface Answer {
   http: number;
@@ -43,7 +44,7 @@ export async function startHarness(opts: EmulatorOptions = {}): Promise<Harness>
     if (body !== undefined) headers["content-type"] = o.contentType ?? "application/json";
     const res = await fetch(emu.origin + path, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await res.text();
-    let parsed: Record<string, any> = {};
+    let parsed: Record<string, any>;
     try {
       parsed = JSON.parse(text) as Record<string, any>;
     } catch {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openApiDocument } from "../../emulator/openapi";
 import type { Answer, CallOptions, Harness } from "./harness";
 import { startHarness, waitForStatus } from "./harness";
+/* eslint-disable @typescript-eslint/no-explicit-any -- the OpenAPI document, walked as JSON */
 
 const DOC_ID = "urn:remote-browser:openapi";
 const ajv = new Ajv2020({ strict: true, allErrors: true });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../emulator";
 import { startEmulator } from "../../emulator";
 import { hostOfHeader, isLoopbackHost } from "../../emulator/origin-guard";
+/* eslint-disable @typescript-eslint/no-explicit-any -- the emulator's JSON answers, read field by field as the API's spec writes them */
 
 /**
  * A web page open in a developer's browser can send requests to the emulator on 127.0.0.1: the control

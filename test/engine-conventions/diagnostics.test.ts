@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SessionProvider } from "../../dynamic/session";
-import { Diagnostic, encodeLogRequest, engineChannel, engineDiagnostics, loadGrpc } from "../../engine-conventions/diagnostics";
+import { type Diagnostic, encodeLogRequest, engineChannel, engineDiagnostics, loadGrpc } from "../../engine-conventions/diagnostics";
+/* eslint-disable @typescript-eslint/no-explicit-any -- @pulumi/pulumi's generated gRPC messages, which have no types */
 
 // The engine's side, built from the protocol modules @pulumi/pulumi ships: what the engine decodes is
 // what these decode.

@@ -8,6 +8,7 @@ import { type ClientOptions, RemoteBrowserClient, RequestBudget } from "../../cl
 import { type ProviderDeps, SessionProvider } from "../../dynamic/session";
 export { eventually } from "./eventually";
 import type { PollSchedule, Clock, Diagnostics } from "../../core/context";
+/* eslint-disable @typescript-eslint/no-explicit-any -- a thrown error's own fields (code, status, cause...), read by the tests that expect them */
 
 /** Preparation time of sessions in these tests: long enough to be seen `starting`, short enough not to wait. */
 export const TEST_PREP_MS = 40;

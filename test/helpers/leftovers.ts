@@ -1,4 +1,4 @@
-import { ProcessInfo, listProcesses } from "./processes";
+import { type ProcessInfo, listProcesses } from "./processes";
 
 /**
  * Processes a test run started and left running after it ended: a plugin whose engine a test killed, a
@@ -21,12 +21,17 @@ export interface LeftoverQuery {
 }
 
 /**
- * vitest's pool workers (titled `node (vitest 1)`) and vite's esbuild service: children of this process
- * (the run's main process, where the check runs).
+ * vitest's pool workers (titled `node (vitest 1)`), its watchdog (vitest 5: titled `vitest-watchdog`, it
+ * kills the workers should the main process die, and ends once they have) and vite's esbuild service:
+ * children of this process (the run's main process, where the check runs).
  */
 export function isTestRunnerProcess(p: ProcessInfo): boolean {
   if (p.ppid !== process.pid) return false;
-  return /\(vitest \d+\)/.test(p.command) || /[\\/]node_modules[\\/](vitest|vite|esbuild|@esbuild|tinypool)[\\/]/.test(p.command);
+  return (
+    /\(vitest \d+\)/.test(p.command) ||
+    p.command === "vitest-watchdog" ||
+    /[\\/]node_modules[\\/](vitest|vite|esbuild|@esbuild|tinypool)[\\/]/.test(p.command)
+  );
 }
 
 export function findLeftovers(q: LeftoverQuery): ProcessInfo[] {

@@ -6,7 +6,7 @@ import { startEmulator } from "../../emulator";
 import type { Emulator } from "../../emulator";
 import { pluginIdentity } from "../../plugin/identity";
 import { fileType } from "../../release/fileType";
-import { PulumiCli, accountBooks, filesText, newAccount, pulumiCli, pulumiInstall } from "../e2e/plain-cli";
+import { type PulumiCli, accountBooks, filesText, newAccount, pulumiCli, pulumiInstall } from "../e2e/plain-cli";
 import { RELEASE_VERSION, releaseServer } from "../e2e/release-build";
 
 /**
@@ -89,7 +89,7 @@ export async function lifecycle(
   emulator: Emulator,
   account: { apiKey: string; accountId: string },
   sessions: number,
-  outputs: (outputs: Record<string, any>) => void, // eslint-disable-line @typescript-eslint/no-explicit-any
+  outputs: (outputs: Record<string, any>) => void, // eslint-disable-line @typescript-eslint/no-explicit-any -- the JSON of `pulumi stack output`, read field by field
 ): Promise<void> {
   const books = () => accountBooks(emulator, account.accountId);
   await cli.clean(["up", "--yes"]);

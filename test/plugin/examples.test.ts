@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PackageSchema, PropertySpec, SCHEMA_FILE, withNativeSchema } from "../../plugin/packageSchema";
+import { type PackageSchema, type PropertySpec, SCHEMA_FILE, withNativeSchema } from "../../plugin/packageSchema";
 import { run } from "../../release/run";
 import { USER_PAGES, codeBlocks, read } from "../docs/markdown";
 
@@ -17,7 +17,7 @@ const root = path.resolve(__dirname, "..", "..");
 const REVIEW_SESSIONS = "remote-browser:index:ReviewSessions";
 const BROWSER_SESSION = "remote-browser:index:BrowserSession";
 // js-yaml comes with @pulumi/pulumi.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- js-yaml has no types here (it comes with @pulumi/pulumi, without @types)
 const yaml: { load(text: string): unknown } = require("js-yaml");
 
 let schema: PackageSchema;
@@ -261,7 +261,7 @@ describe("the Python programs (examples/python-review, and ReviewSessions from P
       const program = path.join(root, "test", "e2e", "programs", "component-python", "review-sessions", "__main__.py");
       parsed = JSON.parse(await run("python3", ["-c", PARSE, program]));
     } catch (e) {
-      throw new Error(`python3 parses the Python example (is python3 installed?): ${(e as Error).message}`);
+      throw new Error(`python3 parses the Python example (is python3 installed?): ${(e as Error).message}`, { cause: e });
     }
     expect(parsed.calls.length).toBeGreaterThan(0);
     for (const call of parsed.calls) {

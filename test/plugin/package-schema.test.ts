@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LOCALES } from "../../client/schemas";
-import { deriveSchema, PackageSchema, SCHEMA_FILE, schemaFileText, withNativeSchema } from "../../plugin/packageSchema";
+import { deriveSchema, type PackageSchema, SCHEMA_FILE, schemaFileText, withNativeSchema } from "../../plugin/packageSchema";
 import { RemoteBrowserComponentProvider } from "../../plugin/provider";
 import { API_INPUTS, PROVIDER_INPUTS } from "../../core/declaration";
 

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PackageSchema, SCHEMA_FILE, withNativeSchema, LOGO_FILE, packageMetadata } from "../../plugin/packageSchema";
+import { type PackageSchema, SCHEMA_FILE, withNativeSchema, LOGO_FILE, packageMetadata } from "../../plugin/packageSchema";
 import { pluginIdentity } from "../../plugin/identity";
 
 /**

@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -7,6 +7,7 @@ import * as grpc from "@grpc/grpc-js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { RemoteBrowserComponentProvider } from "../../plugin/provider";
 import { run } from "../../release/run";
+/* eslint-disable @typescript-eslint/no-explicit-any -- @pulumi/pulumi's generated gRPC client and the schema's JSON, which have no types */
 
 /**
  * The plugin's ways in, without the engine: the executable the engine runs from PATH, the Node.js
@@ -14,9 +15,9 @@ import { run } from "../../release/run";
  * host), and what the provider refuses before it constructs anything.
  */
 const root = path.resolve(__dirname, "..", "..");
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- @pulumi/pulumi's generated gRPC modules have no types and no ES exports
 const provrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- @pulumi/pulumi's generated gRPC modules have no types and no ES exports
 const provproto = require("@pulumi/pulumi/proto/provider_pb");
 
 const children: ChildProcess[] = [];

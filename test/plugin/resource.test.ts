@@ -3,6 +3,7 @@ import { pulumiModules } from "../../engine-conventions/sdkInternals";
 import { nativeHandlers } from "../../plugin/handlers";
 import { BrowserSessionAdapter } from "../../plugin/resource";
 import { BROWSER_SESSION } from "../../plugin/identity";
+import type { NativeCall } from "../../plugin/rpc";
 import { isSecret, reveal, secret } from "../../engine-conventions/wire";
 import { INPUTS, UNKNOWN } from "../../core/declaration";
 import { virtualClock, thrown, useEmulator } from "../helpers/emulator";
@@ -235,7 +236,7 @@ describe("warnings on the session's own row", () => {
     const h = nativeHandlers(m, () => {
       throw new Error("no component calls here");
     }, ctx);
-    const callOf = (name: string, request: unknown) =>
+    const callOf = (name: NativeCall, request: unknown) =>
       new Promise<unknown>((resolve, reject) => h[name]!({ request }, (err, value) => (err ? reject(err) : resolve(value))));
     return { m, callOf };
   }

@@ -1,12 +1,13 @@
-import { ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { Emulator, startEmulator } from "../../emulator";
+import { type Emulator, startEmulator } from "../../emulator";
 import { isSecret, reveal, secret } from "../../engine-conventions/wire";
 import { run } from "../../release/run";
+/* eslint-disable @typescript-eslint/no-explicit-any -- @pulumi/pulumi's generated gRPC client and messages, required without types */
 
 /**
  * The plugin executable's native front door, spoken to over gRPC as the engine speaks to it: the calls the
@@ -14,7 +15,7 @@ import { run } from "../../release/run";
  * wire forms of the answers (secret envelopes, the "created but failed to initialise" details).
  */
 const root = path.resolve(__dirname, "..", "..");
-/* eslint-disable @typescript-eslint/no-require-imports */
+/* eslint-disable @typescript-eslint/no-require-imports -- @pulumi/pulumi's generated gRPC modules have no types and no ES exports */
 const provrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 const provproto = require("@pulumi/pulumi/proto/provider_pb");
 const statusproto = require("@pulumi/pulumi/proto/status_pb");

@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -6,6 +6,7 @@ import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../release/run";
+/* eslint-disable @typescript-eslint/no-explicit-any -- @pulumi/pulumi's generated gRPC client, required without types */
 
 /**
  * What the plugin loads, reads and connects to before it prints its port, and what each later call adds:
@@ -15,7 +16,7 @@ import { run } from "../../release/run";
  * not from a clock: the speed is the benchmark's (`npm run bench -- release`).
  */
 const root = path.resolve(__dirname, "..", "..");
-/* eslint-disable @typescript-eslint/no-require-imports */
+/* eslint-disable @typescript-eslint/no-require-imports -- @pulumi/pulumi's generated gRPC modules have no types and no ES exports */
 const provrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 const provproto = require("@pulumi/pulumi/proto/provider_pb");
 const { Struct } = require("google-protobuf/google/protobuf/struct_pb");
@@ -165,7 +166,7 @@ describe("the plugin's start", () => {
   });
 
   it("a call of the SDK's server (Attach) loads it with the components, never the SDK's entry point or TypeScript, and starts no second server", async () => {
-    const attach = new (require("@pulumi/pulumi/proto/plugin_pb").PluginAttach)(); // eslint-disable-line @typescript-eslint/no-require-imports
+    const attach = new (require("@pulumi/pulumi/proto/plugin_pb").PluginAttach)(); // eslint-disable-line @typescript-eslint/no-require-imports -- loaded here, after the snapshot of what the plugin had loaded
     attach.setAddress("127.0.0.1:1");
     await call("attach", attach);
     const after = await snapshotNow();

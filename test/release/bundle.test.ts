@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReleaseFacts } from "../../release/bundle";
 import { servedSchemaOf } from "../../plugin/packageSchema";
 import { run } from "../../release/run";
+/* eslint-disable @typescript-eslint/no-explicit-any -- @pulumi/pulumi's generated gRPC client, required without types */
 
 /**
  * The release binary's bundle (release/bundle.ts): each start of the binary holds its whole text, so it
@@ -15,7 +16,7 @@ import { run } from "../../release/run";
  * dist/, as `npm run release` does (it finds the sources from there).
  */
 const root = path.resolve(__dirname, "..", "..");
-/* eslint-disable @typescript-eslint/no-require-imports */
+/* eslint-disable @typescript-eslint/no-require-imports -- @pulumi/pulumi's generated gRPC modules have no types and no ES exports */
 const provrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 const provproto = require("@pulumi/pulumi/proto/provider_pb");
 const { Empty } = require("google-protobuf/google/protobuf/empty_pb");
@@ -34,7 +35,7 @@ let engine: net.Server;
 
 beforeAll(async () => {
   if (!fs.existsSync(path.join(root, "dist", "release", "bundle.js"))) await run("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root });
-  const { bundlePlugin } = require(path.join(root, "dist", "release", "bundle.js")) as typeof import("../../release/bundle"); // eslint-disable-line @typescript-eslint/no-require-imports
+  const { bundlePlugin } = require(path.join(root, "dist", "release", "bundle.js")) as typeof import("../../release/bundle"); // eslint-disable-line @typescript-eslint/no-require-imports -- the built dist/, a path known only at run time
   bundle = await bundlePlugin(facts);
   engine = net.createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));

@@ -46,14 +46,15 @@ describe("the runner's --config", () => {
 
   it("refuses a misspelt setting of the provider, naming the one it reads, from any source", () => {
     const env = { KEY_VAR: "rb_live_hunter2" };
-    for (const [values, meant] of [
+    const misspelt: Array<[Parameters<typeof configFromArgs>[0], string]> = [
       [{ "secret-env": ["remote_browser:apiKey=KEY_VAR"] }, "remote-browser:apiKey"],
       [{ "secret-env": ["remotebrowser:apiKey=KEY_VAR"] }, "remote-browser:apiKey"],
       [{ "secret-env": ["remote-browser:api.key=KEY_VAR"] }, "remote-browser:apiKey"],
       [{ "secret-env": ["remote-browser:apikey=KEY_VAR"] }, "remote-browser:apiKey"],
       [{ config: ["Remote-Browser:baseUrl=https://api.example.com/v8"] }, "remote-browser:baseUrl"],
       [{ config: ["remote-browser:base_url=https://api.example.com/v8"] }, "remote-browser:baseUrl"],
-    ] as const) {
+    ];
+    for (const [values, meant] of misspelt) {
       expect(() => configFromArgs(values, env), JSON.stringify(values)).toThrow(`the provider reads no such setting, so the value would never reach it (it reads ${meant})`);
     }
     // On the command line, a misspelt credential is refused as a credential there.

@@ -185,6 +185,7 @@ describe("the audit's table", () => {
     const report = run([listed("vm-aaaaaaaa1111", "::error::Google Chrome", 5), listed("vm-bbbbbbbb2222", "Brave\n::error::in-a-cell\u001b[2J", 5)], [], [evil]);
     const text = formatReport(report, { orphanMinutes: 30, calls: 2 });
     for (const line of text.split("\n")) expect(line.trimStart(), line).not.toMatch(/^::/);
+    // eslint-disable-next-line no-control-regex -- no terminal escape may reach the output
     expect(text).not.toMatch(/[\u001b\r\u2028]/);
     expect(text).toContain("BrowserSession::x\\x0a::error::pwned\\x0d\\x1b[31mred\\u2028::add-mask::x");
     expect(text).toContain("(browser \\x0a::warning::from-browser)");

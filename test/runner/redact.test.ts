@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CommandError } from "@pulumi/pulumi/automation";
 import { generationKey, keyAfter } from "../../core/launch";
 import { credentialsOf, redactError, redactor, secretsOfEnvironment } from "../../runner/redact";
+/* eslint-disable @typescript-eslint/no-explicit-any -- the Automation API's error, whose commandResult its type does not declare */
 
 const KEY = "rb_test_0123456789abcdef0123456789abcdef";
 const URL_WITH_PASSWORD = "postgres://pulumi:s3cr%40t-pass@db.example.test:5432/pulumi?sslmode=disable";

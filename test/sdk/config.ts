@@ -1,6 +1,7 @@
 /** Stack config and environment for the data-source tests, restored after each test. */
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, afterEach, beforeAll } from "vitest";
+/* eslint-disable @typescript-eslint/no-explicit-any -- a rejection's own fields (code, cause...), read by the tests that expect them */
 
 /** Every REMOTE_BROWSER_* variable is a config fallback (key, address, version, timeouts, ...). */
 const isFallbackVar = (name: string) => name.startsWith("REMOTE_BROWSER_");

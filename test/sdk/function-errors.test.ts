@@ -5,6 +5,7 @@ import { startEmulator } from "../../emulator";
 import { getImages, getUsage, isRemoteBrowserError } from "../../sdk";
 import { isolateConfig, rejection, setStackConfig } from "./config";
 import { useMockEngine } from "./mocks";
+/* eslint-disable @typescript-eslint/no-explicit-any -- an error's cause chain, walked whatever each link is */
 
 useMockEngine();
 isolateConfig();

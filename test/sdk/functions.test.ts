@@ -14,6 +14,7 @@ import { getImages, getImagesOutput, getLocations, getLocationsOutput, getSessio
 import { isMasked, maskedIdMatches } from "../../client";
 import { isolateConfig, rejection, setStackConfig } from "./config";
 import { useMockEngine, value } from "./mocks";
+/* eslint-disable @typescript-eslint/no-explicit-any -- the emulator's JSON answers, read field by field as the API's spec writes them */
 
 useMockEngine();
 isolateConfig();

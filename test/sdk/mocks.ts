@@ -10,6 +10,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll } from "vitest";
+/* eslint-disable @typescript-eslint/no-explicit-any -- @pulumi/pulumi's generated gRPC request, which has no type */
 
 export const PROJECT = "sdk-project";
 export const STACK = "sdk-stack";

@@ -34,7 +34,7 @@ const engine = useMockEngine({
  * The provider object earlier releases (0.1.0 on) passed to `pulumi.dynamic.Resource`, whose constructor
  * serialised it into every session's state: STORED_PROVIDER_TEXT must stay what that made of it.
  */
-/* eslint-disable @typescript-eslint/no-require-imports */
+/* eslint-disable @typescript-eslint/no-require-imports -- the stored provider's text is what these requires serialise to */
 const storedProvider: pulumi.dynamic.ResourceProvider = {
   configure: (req) => require("pulumi-remote-browser/provider").configure(req),
   check: (olds, news) => require("pulumi-remote-browser/provider").check(olds, news),
@@ -47,6 +47,7 @@ const storedProvider: pulumi.dynamic.ResourceProvider = {
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 // The SDK's closure serialiser, which `pulumi.dynamic.Resource`'s constructor runs on its provider.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- an internal module of the SDK, outside its exports' types
 const serializer = require("@pulumi/pulumi/runtime/closure/serializeClosure") as typeof import("@pulumi/pulumi/runtime/closure/serializeClosure");
 let text: string;
 let session: BrowserSession;
