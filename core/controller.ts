@@ -1,8 +1,8 @@
 import { type ApiVersion, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type V7CreateRequest, hasEndedOrFailed, type SessionEntry, isMasked, maskedIdMatches, unprovenText, type StatusRead } from "../client";
 import type { ProviderContext, Reporter } from "./context";
 import { type SessionInputs, API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS, type SessionOutputs, errorText, fromEntry, mirrorInputs, unconfirmedWarning, inputsFrom, presentOf, SECRET_OUTPUTS, withoutNulls } from "./declaration";
-import { capacityPause, capacityStep, capacityWait, type CapacityWait, endingMakesRoom, type QueueProgress, sessionName, sessionProgress, generationKey, keyAfter, throttled, WaitOutcome, describe, waitForRunning } from "./launch";
-import { CancelledError, EndedWhileStartingError, EngineGoneError, LocationNotAppliedError, NotRunningInTimeError, PreparationFailedError, RemoteBrowserError, MemberContext, SessionKeptError, StaleIdempotencyKeyError, StatusUnreadableError, ImportError, ValidationError } from "../client/errors";
+import { capacityPause, capacityStep, capacityWait, type CapacityWait, endingMakesRoom, type QueueProgress, sessionName, sessionProgress, generationKey, keyAfter, throttled, type WaitOutcome, describe, waitForRunning } from "./launch";
+import { CancelledError, EndedWhileStartingError, EngineGoneError, LocationNotAppliedError, NotRunningInTimeError, PreparationFailedError, type RemoteBrowserError, type MemberContext, SessionKeptError, StaleIdempotencyKeyError, StatusUnreadableError, ImportError, ValidationError } from "../client/errors";
 // The one error of "created but not initialised", which the fronts hand their hosts (asInitFailure, below).
 export type { SessionKeptError } from "../client/errors";
 import { assertSameRecord, unprovenOwner, type OwnerIdentity, recordsOwner, CURRENT_STATE_VERSION, inferredStateVersion } from "./state";

@@ -164,7 +164,8 @@ function checkCapacity(
   const wait = effectiveCapacityWait(ownWait);
   if (usage.runningSessionsRemaining >= needed) return;
   if (wait > 0) {
-    pulumi.log.info(
+    // The SDK's log call resolves once the line is sent and never rejects; the program does not wait on it.
+    void pulumi.log.info(
       `${usage.runningSessionsRemaining} free running slot(s) for ${needed} new session(s): ` +
         `each session waits up to ${wait} s for a slot`,
     );

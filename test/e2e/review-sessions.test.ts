@@ -166,7 +166,7 @@ function noSecretIn(text: string): void {
 }
 const logOf = (results: Result[]) => results.map((r) => r.out).join("\n");
 
-describe.sequential("review-sessions.yml under the real engine, against the emulator", () => {
+describe("review-sessions.yml under the real engine, against the emulator", () => {
   it("refuses missing secrets and bad inputs before any step uses them, naming what to set", async () => {
     const refused = async (ctx: Contexts, jobId = "deploy", wf = flow) => {
       const run = job(wf, jobId, ctx);
