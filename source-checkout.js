@@ -14,17 +14,18 @@ let ts;
 try {
   ts = require("typescript");
 } catch {
-  throw new Error(
-    `the source checkout of pulumi-remote-browser at ${__dirname} runs from its TypeScript sources and needs its ` +
-      "development dependencies (typescript): run `npm install` there",
-  );
+  throw new Error(`the source checkout of pulumi-remote-browser at ${__dirname} runs from its TypeScript sources and needs its ` + "development dependencies (typescript): run `npm install` there");
 }
-const config = ts.getParsedCommandLineOfConfigFile(path.join(__dirname, "tsconfig.json"), {}, {
-  ...ts.sys,
-  onUnRecoverableConfigFileDiagnostic: (d) => {
-    throw new Error(`tsconfig.json: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+const config = ts.getParsedCommandLineOfConfigFile(
+  path.join(__dirname, "tsconfig.json"),
+  {},
+  {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => {
+      throw new Error(`tsconfig.json: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+    },
   },
-});
+);
 const compilerOptions = { ...config.options, module: ts.ModuleKind.CommonJS, declaration: false, sourceMap: false, inlineSourceMap: true };
 const own = __dirname + path.sep;
 const modules = path.join(__dirname, "node_modules") + path.sep;

@@ -35,7 +35,13 @@ function exec(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, 
 function deployment(stack: string, vmIds: string[], pendingBrowser?: string): unknown {
   const urn = (type: string, name: string) => `urn:pulumi:${stack}::audit::${type}::${name}`;
   const provider = `${urn("pulumi:providers:remote-browser", "default")}::prov-${stack}`;
-  const session = (name: string, browser: string) => ({ urn: urn("remote-browser:index:BrowserSession", name), custom: true, type: "remote-browser:index:BrowserSession", provider, inputs: { browser } });
+  const session = (name: string, browser: string) => ({
+    urn: urn("remote-browser:index:BrowserSession", name),
+    custom: true,
+    type: "remote-browser:index:BrowserSession",
+    provider,
+    inputs: { browser },
+  });
   return {
     version: 3,
     deployment: {
@@ -83,7 +89,10 @@ async function main(): Promise<void> {
         const file = path.join(work, `${name}.json`);
         fs.writeFileSync(file, JSON.stringify(deployment(name, vmIds, i < pendingStacks ? "brave" : undefined)));
         const fq = `organization/audit/${name}`;
-        for (const args of [["stack", "init", fq], ["stack", "import", "--file", file, "--stack", fq, "--force"]]) {
+        for (const args of [
+          ["stack", "init", fq],
+          ["stack", "import", "--file", file, "--stack", fq, "--force"],
+        ]) {
           const r = await exec(pulumiBin, [...args, "--non-interactive"], work, env);
           if (r.code !== 0) throw new Error(`pulumi ${args.join(" ")}: ${r.out}`);
         }
@@ -118,7 +127,14 @@ async function main(): Promise<void> {
       const ops = emu.control.requests().map((q) => q.operation);
       times.push(wall);
       last = audit.out;
-      rows.push([String(r + 1), sec(wall), String(ops.length), String(ops.filter((o) => o === "list").length), String(ops.filter((o) => o === "image").length), String(ops.filter((o) => o === "create" || o === "remove").length)]);
+      rows.push([
+        String(r + 1),
+        sec(wall),
+        String(ops.length),
+        String(ops.filter((o) => o === "list").length),
+        String(ops.filter((o) => o === "image").length),
+        String(ops.filter((o) => o === "create" || o === "remove").length),
+      ]);
     }
     const summary = last.split("\n").find((l) => l.startsWith("running in the account")) ?? "";
     process.stdout.write(`\nAccount audit: ${stacks} stacks (file backend), ${sessions} live sessions\n${summary}\n\n`);

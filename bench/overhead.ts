@@ -247,10 +247,7 @@ export function printOverhead(r: OverheadResult, out: Printer): void {
     out.say(`  ${s.name.padEnd(10)} ${s.describe}: ${scheduleText(s.schedule)}`);
   }
   out.say("overhead = provider-observed create time - the emulator's true preparation time (runningAt - created)");
-  out.say(
-    `goal: median overhead <= ${OVERHEAD_MARGIN} × max(250 ms, 10 % of the preparation time); ` +
-      `model: the median computed for the same preparation times (bench/model.ts)`,
-  );
+  out.say(`goal: median overhead <= ${OVERHEAD_MARGIN} × max(250 ms, 10 % of the preparation time); ` + `model: the median computed for the same preparation times (bench/model.ts)`);
   out.say();
   const points = r.points;
   const model = modelledPoints(r);
@@ -263,7 +260,7 @@ export function printOverhead(r: OverheadResult, out: Printer): void {
     ms(modelled(p)?.medianOverheadMs ?? NaN),
     ms(p.p90OverheadMs),
     ms(p.meanOverheadMs),
-    `${(p.medianOverheadMs / p.prepMs * 100).toFixed(1)}`,
+    `${((p.medianOverheadMs / p.prepMs) * 100).toFixed(1)}`,
     fixed(p.statusCallsPerSession, 1),
     fixed(p.callsPerSecondWaiting, 2),
     ms(overheadGoalMs(p.prepMs)),
@@ -299,15 +296,7 @@ export function printOverhead(r: OverheadResult, out: Printer): void {
     const overheadGoals = mine.filter((p) => p.medianOverheadMs <= overheadGoalMs(p.prepMs)).length;
     const computed = mine.map(modelled).filter((m) => m !== undefined);
     const modelRate = computed.reduce((a, m) => a + m.statusCalls, 0) / (computed.reduce((a, m) => a + m.waitMs, 0) / 1000);
-    return [
-      s.name,
-      `${calls}`,
-      fixed(waited, 1),
-      fixed(calls / waited, 2),
-      fixed(modelRate, 2),
-      yesNo(calls / waited <= CALLS_PER_SECOND_GOAL),
-      `${overheadGoals} of ${mine.length}`,
-    ];
+    return [s.name, `${calls}`, fixed(waited, 1), fixed(calls / waited, 2), fixed(modelRate, 2), yesNo(calls / waited <= CALLS_PER_SECOND_GOAL), `${overheadGoals} of ${mine.length}`];
   });
   out.say(
     table(

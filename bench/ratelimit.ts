@@ -84,8 +84,19 @@ async function runCase(c: RateLimitCase, prepMs: number, workRoot: string): Prom
     const name = `pr-${i + 1}`;
     const workDir = path.join(work, name);
     fs.mkdirSync(workDir, { recursive: true });
-    const common = ["--stack", name, "--project", "ratelimit", "--work-dir", workDir, "--quiet",
-      "--config", `remote-browser:baseUrl=${emulator.apiBaseUrl}`, "--secret-env", "remote-browser:apiKey=RL_API_KEY"];
+    const common = [
+      "--stack",
+      name,
+      "--project",
+      "ratelimit",
+      "--work-dir",
+      workDir,
+      "--quiet",
+      "--config",
+      `remote-browser:baseUrl=${emulator.apiBaseUrl}`,
+      "--secret-env",
+      "remote-browser:apiKey=RL_API_KEY",
+    ];
     return { name, workDir, common };
   });
   try {
@@ -94,7 +105,11 @@ async function runCase(c: RateLimitCase, prepMs: number, workRoot: string): Prom
       const start = Date.now();
       const results = await Promise.all(
         stacks.map((s) =>
-          runRunner(action === "up" ? ["up", "--program", program, ...s.common, "--config", `count=${c.sessions}`, "--config", `url=https://example.com/${s.name}`] : ["destroy", ...s.common], s.workDir, env),
+          runRunner(
+            action === "up" ? ["up", "--program", program, ...s.common, "--config", `count=${c.sessions}`, "--config", `url=https://example.com/${s.name}`] : ["destroy", ...s.common],
+            s.workDir,
+            env,
+          ),
         ),
       );
       const wallMs = Date.now() - start;
@@ -134,8 +149,10 @@ export async function runRateLimit(cases: readonly RateLimitCase[], prepMs: numb
   for (const c of cases) {
     const row = await runCase(c, prepMs, workRoot);
     rows.push(row);
-    process.stderr.write(`bench: rate limit ${c.rate}/s, ${c.stacks} x ${c.sessions}: up ${sec(row.upSpanMs)} s of calls (floor ${sec(upFloorMs(row))} s), ` +
-      `destroy ${sec(row.destroySpanMs)} s (floor ${sec(destroyFloorMs(row))} s), failed ${row.failedUp + row.failedDestroy}\n`);
+    process.stderr.write(
+      `bench: rate limit ${c.rate}/s, ${c.stacks} x ${c.sessions}: up ${sec(row.upSpanMs)} s of calls (floor ${sec(upFloorMs(row))} s), ` +
+        `destroy ${sec(row.destroySpanMs)} s (floor ${sec(destroyFloorMs(row))} s), failed ${row.failedUp + row.failedDestroy}\n`,
+    );
   }
   return { rows };
 }

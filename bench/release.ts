@@ -84,8 +84,7 @@ async function launch(plugin: Plugin, engine: string): Promise<Running> {
       child.on("exit", (code) => reject(new Error(`${plugin.name} exited (${code}) before printing its port`)));
     });
     const client = new ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-    const call = (method: string, req: unknown) =>
-      new Promise((resolve, reject) => client[method](req, (err: Error | null, resp: unknown) => (err ? reject(err) : resolve(resp))));
+    const call = (method: string, req: unknown) => new Promise((resolve, reject) => client[method](req, (err: Error | null, resp: unknown) => (err ? reject(err) : resolve(resp))));
     const info = (await call("getPluginInfo", new Empty())) as { getVersion(): string };
     const firstAnswerMs = performance.now() - t0;
     const firstAnswerCpuMs = cpuMsOf(child.pid!);
@@ -181,10 +180,17 @@ async function main(): Promise<void> {
     await writeRelease({ version: "0.0.0-bench", out: dir, platforms: "linux-amd64", sdks: false }, findPulumiBin(), (line) => console.error(`bench: ${line}`));
   }
   const printer = new Printer();
-  const load = () => os.loadavg().map((l) => l.toFixed(1)).join(" ");
+  const load = () =>
+    os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ");
 
   printer.heading("Release archives");
-  const archives = fs.readdirSync(dir).filter((f) => /^pulumi-resource-remote-browser-v.+\.tar\.gz$/.test(f)).sort();
+  const archives = fs
+    .readdirSync(dir)
+    .filter((f) => /^pulumi-resource-remote-browser-v.+\.tar\.gz$/.test(f))
+    .sort();
   const sizeRows = archives.map((file) => {
     const listing = execFileSync("tar", ["-tvzf", path.join(dir!, file)], { encoding: "utf8" });
     const exe = listing.split("\n").find((l) => / pulumi-resource-remote-browser(\.exe)?$/.test(l));
@@ -211,7 +217,13 @@ async function main(): Promise<void> {
       execFileSync("tar", ["-xzf", path.join(dir, linux), "-C", work, "pulumi-resource-remote-browser"]);
       plugins.push({ name: "release binary (linux-amd64)", command: path.join(work, "pulumi-resource-remote-browser"), args: [], go: goPlugin, floor: releaseFloor });
     }
-    plugins.push({ name: `Node.js script (npm package, Node ${process.versions.node})`, command: process.execPath, args: [path.join(root, "bin", "pulumi-resource-remote-browser")], go: goPlugin, floor: scriptFloor });
+    plugins.push({
+      name: `Node.js script (npm package, Node ${process.versions.node})`,
+      command: process.execPath,
+      args: [path.join(root, "bin", "pulumi-resource-remote-browser")],
+      go: goPlugin,
+      floor: scriptFloor,
+    });
     const all = [...plugins, ...(goPlugin ? [goPlugin] : []), releaseFloor, scriptFloor];
 
     printer.heading(`Plugin start (${runs} starts each, in turns; ${os.cpus().length} cores, load ${load()} at the start)`);
@@ -261,12 +273,7 @@ async function main(): Promise<void> {
       const w = await wave(p, stacks, address);
       waveRows.push([p.name, ms(w.allAnsweredMs), fixed(w.rssMiB, 0), fixed(w.pssMiB, 0), fixed(w.pssMiB / stacks, 0)]);
     }
-    printer.say(
-      table(
-        [{ title: "plugin", align: "left" }, { title: "all answered ms" }, { title: "RSS MiB, all" }, { title: "PSS MiB, all" }, { title: "PSS MiB each" }],
-        waveRows,
-      ),
-    );
+    printer.say(table([{ title: "plugin", align: "left" }, { title: "all answered ms" }, { title: "RSS MiB, all" }, { title: "PSS MiB, all" }, { title: "PSS MiB each" }], waveRows));
   } finally {
     engine.close();
     fs.rmSync(work, { recursive: true, force: true });

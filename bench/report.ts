@@ -26,9 +26,12 @@ export interface Column {
 /** Renders rows as an aligned plain-text table with a rule under the header. */
 export function table(columns: readonly Column[], rows: readonly (readonly string[])[]): string {
   const widths = columns.map((c, i) => Math.max(c.title.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const cell = (text: string, i: number) =>
-    (columns[i].align ?? "right") === "left" ? text.padEnd(widths[i]) : text.padStart(widths[i]);
-  const line = (cells: readonly string[]) => cells.map((t, i) => cell(t, i)).join("  ").trimEnd();
+  const cell = (text: string, i: number) => ((columns[i].align ?? "right") === "left" ? text.padEnd(widths[i]) : text.padStart(widths[i]));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((t, i) => cell(t, i))
+      .join("  ")
+      .trimEnd();
   return [line(columns.map((c) => c.title)), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 

@@ -91,7 +91,10 @@ function machine(): Machine {
     pulumiCli,
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the installed SDK's manifest, read for its version
     pulumiSdk: (require("@pulumi/pulumi/package.json") as { version: string }).version,
-    loadAverage: os.loadavg().map((l) => l.toFixed(2)).join(" "),
+    loadAverage: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" "),
   };
 }
 
@@ -131,7 +134,10 @@ async function main(): Promise<void> {
     printFooter(saved, out);
     return;
   }
-  const only = (values.only ?? []).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean);
+  const only = (values.only ?? [])
+    .flatMap((s) => s.split(","))
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const k of only) if (!KINDS.includes(k as Kind)) throw new Error(`--only takes ${KINDS.join(", ")}, got "${k}"`);
   const selected = new Set<Kind>(only.length > 0 ? (only as Kind[]) : KINDS);
   const quick = !!values.quick;
@@ -208,7 +214,11 @@ interface Saved {
   loadAtEnd: string;
 }
 
-const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 
 function printHeader(s: Saved, out: Printer): void {
   const m = s.machine;

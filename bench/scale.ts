@@ -69,8 +69,7 @@ export async function runScale(o: ScaleOptions): Promise<ScaleResult> {
           const run = await runStack(emulator, workDir, kind, count, rep, o.parallel);
           runs.push(run);
           process.stderr.write(
-            `bench: ${kind} x${count} (rep ${rep + 1}/${o.reps}): up ${sec(run.upMs)} s, destroy ${sec(run.destroyMs)} s, ` +
-              `provider peak RSS ${fixed(run.upMemory.hwmPeakMiB, 1)} MiB\n`,
+            `bench: ${kind} x${count} (rep ${rep + 1}/${o.reps}): up ${sec(run.upMs)} s, destroy ${sec(run.destroyMs)} s, ` + `provider peak RSS ${fixed(run.upMemory.hwmPeakMiB, 1)} MiB\n`,
           );
         }
       }

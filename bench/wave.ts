@@ -34,8 +34,21 @@ async function pullRequest(emulator: Emulator, backend: string, work: string, na
   const workDir = path.join(work, name);
   fs.mkdirSync(workDir, { recursive: true });
   const url = `https://example.com/${name}`;
-  const common = ["--stack", name, "--project", "wave", "--work-dir", workDir, "--backend", backend, "--quiet",
-    "--config", `remote-browser:baseUrl=${emulator.apiBaseUrl}`, "--secret-env", "remote-browser:apiKey=WAVE_API_KEY"];
+  const common = [
+    "--stack",
+    name,
+    "--project",
+    "wave",
+    "--work-dir",
+    workDir,
+    "--backend",
+    backend,
+    "--quiet",
+    "--config",
+    `remote-browser:baseUrl=${emulator.apiBaseUrl}`,
+    "--secret-env",
+    "remote-browser:apiKey=WAVE_API_KEY",
+  ];
   // Secrets through the environment, never the command line; the backend is shared, so it needs a passphrase.
   const env = { WAVE_API_KEY: emulator.apiKey, PULUMI_CONFIG_PASSPHRASE: passphrase };
   const upStart = Date.now();
@@ -69,7 +82,12 @@ async function main(): Promise<void> {
     const live = emulator.control.sessions().filter((s) => s.status === "starting" || s.status === "running").length;
     peak = Math.max(peak, live);
   }, 50);
-  process.stdout.write(`load average at the start: ${os.loadavg().map((l: number) => l.toFixed(2)).join(" ")}\n`);
+  process.stdout.write(
+    `load average at the start: ${os
+      .loadavg()
+      .map((l: number) => l.toFixed(2))
+      .join(" ")}\n`,
+  );
   try {
     const soloStart = Date.now();
     const solo = await pullRequest(emulator, backend, work, "solo", holdMs);
@@ -78,9 +96,7 @@ async function main(): Promise<void> {
     const soloDelay = created(solo.url) - solo.upStart; // from `up` to the service accepting the create
 
     const waveStart = Date.now();
-    const runs = await Promise.all(
-      Array.from({ length: stacks }, (_, i) => pullRequest(emulator, backend, work, `pr-${i + 1}`, holdMs)),
-    );
+    const runs = await Promise.all(Array.from({ length: stacks }, (_, i) => pullRequest(emulator, backend, work, `pr-${i + 1}`, holdMs)));
     const waveWall = Date.now() - waveStart;
     const waits = runs.filter((r) => r.ok).map((r) => Math.max(0, created(r.url) - r.upStart - soloDelay));
     const books = emulator.control.books();
@@ -89,7 +105,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\nWave of ${stacks} pull-request stacks, running limit ${limit}, preparation ${prepMs} ms, review ${holdMs} ms, PostgreSQL backend\n\n`);
     process.stdout.write(
       table(
-        [{ title: "" , align: "left" }, { title: "wall s" }, { title: "ratio to one stack" }],
+        [{ title: "", align: "left" }, { title: "wall s" }, { title: "ratio to one stack" }],
         [
           ["one stack alone (up, review, destroy, rm)", sec(soloWall), "1.00"],
           [`${stacks} stacks at once`, sec(waveWall), (waveWall / soloWall).toFixed(2)],
@@ -116,7 +132,17 @@ async function main(): Promise<void> {
     process.stdout.write(
       table(
         [{ title: "min s" }, { title: "p25 s" }, { title: "median s" }, { title: "p75 s" }, { title: "p90 s" }, { title: "max s" }, { title: "stacks that waited" }],
-        [[sec(Math.min(...waits)), sec(quantile(waits, 0.25)), sec(median(waits)), sec(quantile(waits, 0.75)), sec(quantile(waits, 0.9)), sec(Math.max(...waits)), `${waits.filter((w) => w > 1000).length} of ${waits.length}`]],
+        [
+          [
+            sec(Math.min(...waits)),
+            sec(quantile(waits, 0.25)),
+            sec(median(waits)),
+            sec(quantile(waits, 0.75)),
+            sec(quantile(waits, 0.9)),
+            sec(Math.max(...waits)),
+            `${waits.filter((w) => w > 1000).length} of ${waits.length}`,
+          ],
+        ],
       ) + "\n",
     );
     const failed = runs.filter((r) => !r.ok);

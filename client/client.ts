@@ -1,4 +1,27 @@
-import { type AccountAnswer, type CreateAnswer, type CreateRequest, type ImagesAnswer, type QuotaAnswer, type SessionEntry, type V7AccountAnswer, type V7CreateAnswer, type V7CreateRequest, type V7QuotaAnswer, accountAnswerSchema, createAnswerSchema, createRequestSchema, imagesAnswerSchema, quotaAnswerSchema, removeAnswerSchema, removeRequestSchema, sessionsAnswerSchema, v7AccountAnswerSchema, v7CreateAnswerSchema, v7CreateRequestSchema, v7QuotaAnswerSchema } from "./schemas";
+import {
+  type AccountAnswer,
+  type CreateAnswer,
+  type CreateRequest,
+  type ImagesAnswer,
+  type QuotaAnswer,
+  type SessionEntry,
+  type V7AccountAnswer,
+  type V7CreateAnswer,
+  type V7CreateRequest,
+  type V7QuotaAnswer,
+  accountAnswerSchema,
+  createAnswerSchema,
+  createRequestSchema,
+  imagesAnswerSchema,
+  quotaAnswerSchema,
+  removeAnswerSchema,
+  removeRequestSchema,
+  sessionsAnswerSchema,
+  v7AccountAnswerSchema,
+  v7CreateAnswerSchema,
+  v7CreateRequestSchema,
+  v7QuotaAnswerSchema,
+} from "./schemas";
 import { RemoteBrowserError } from "./errors";
 import { Transport, type TransportOptions, type Call } from "./transport";
 import { HeldTurn } from "./rate-budget";
@@ -196,16 +219,12 @@ export const READ_ATTEMPTS = 3;
  * answers that did not prove either (`listed`: the last one's length; `agreeing`: its entries whose masked
  * id agrees with the id asked about).
  */
-export type StatusRead =
-  | { kind: "found"; entry: SessionEntry }
-  | { kind: "none"; entry?: undefined }
-  | { kind: "unproven"; listed: number; agreeing: SessionEntry[]; entry?: undefined };
+export type StatusRead = { kind: "found"; entry: SessionEntry } | { kind: "none"; entry?: undefined } | { kind: "unproven"; listed: number; agreeing: SessionEntry[]; entry?: undefined };
 
 /** What an unproven status read means, in the words every message about one uses. */
 export function unprovenText(read: Extract<StatusRead, { kind: "unproven" }>): string {
   return (
-    `${READ_ATTEMPTS} status answers for this id did not list it alone (the last: ${read.listed} entries, none provably this session); ` +
-    "its state is unknown, so nothing is concluded from them"
+    `${READ_ATTEMPTS} status answers for this id did not list it alone (the last: ${read.listed} entries, none provably this session); ` + "its state is unknown, so nothing is concluded from them"
   );
 }
 

@@ -132,10 +132,7 @@ export function isRemoteBrowserError(err: unknown): err is RemoteBrowserError {
 const SUMMARIES: Record<"denied" | "upgrade" | "insecure" | "error", (reason?: string) => string> = {
   denied: () => "the service refused the request (denied)",
   upgrade: () => "the account's plan does not include this or one of its limits is reached (upgrade)",
-  insecure: (reason) =>
-    reason === "rate_limited"
-      ? "the per-key rate limit was exceeded (insecure, reason rate_limited)"
-      : `a security check failed (insecure${reason ? `, reason ${reason}` : ""})`,
+  insecure: (reason) => (reason === "rate_limited" ? "the per-key rate limit was exceeded (insecure, reason rate_limited)" : `a security check failed (insecure${reason ? `, reason ${reason}` : ""})`),
   error: () => "the service reported a fault on its side (error)",
 };
 

@@ -136,7 +136,10 @@ export const v7CreateRequestSchema = z.strictObject({
   url: z.string().max(LIMITS.urlMaxLength).optional(),
   language: z.string().min(1).optional(),
   layout: z.string().min(1).optional(),
-  country: z.string().regex(/^[a-z]{2}$/i, "a two-letter country code").optional(),
+  country: z
+    .string()
+    .regex(/^[a-z]{2}$/i, "a two-letter country code")
+    .optional(),
   shareLanguage: z.enum(LOCALES).optional(),
   callbackUrl: z.string().max(LIMITS.callbackUrlMaxLength).optional(),
 });
@@ -174,8 +177,5 @@ export type V7CreateAnswer = z.infer<typeof v7CreateAnswerSchema>;
 const v7UsageSchema = z.union([usageMeterSchema, creditMeterSchema, sessionMeterSchema]);
 export const v7QuotaAnswerSchema = z.intersection(z.object({ status: ok, has_plan: z.boolean() }), v7UsageSchema);
 export type V7QuotaAnswer = z.infer<typeof v7QuotaAnswerSchema>;
-export const v7AccountAnswerSchema = z.intersection(
-  z.object({ status: ok, has_plan: z.boolean(), contact: z.string(), feature_programmatic_access: z.boolean() }),
-  v7UsageSchema,
-);
+export const v7AccountAnswerSchema = z.intersection(z.object({ status: ok, has_plan: z.boolean(), contact: z.string(), feature_programmatic_access: z.boolean() }), v7UsageSchema);
 export type V7AccountAnswer = z.infer<typeof v7AccountAnswerSchema>;

@@ -22,14 +22,7 @@ export const DERIVED_KEY_HEX_LENGTH = 48;
 export function secretSpellings(secret: string): string[] {
   const encoded = encodeURIComponent(secret);
   const json = JSON.stringify(secret).slice(1, -1);
-  const forms = [
-    secret,
-    encoded,
-    encoded.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
-    encoded.replace(/%20/g, "+"),
-    json,
-    JSON.stringify(json).slice(1, -1),
-  ];
+  const forms = [secret, encoded, encoded.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()), encoded.replace(/%20/g, "+"), json, JSON.stringify(json).slice(1, -1)];
   return [...new Set(forms)];
 }
 

@@ -299,17 +299,12 @@ export class Transport {
 
   private assertKeyMayBeSent(ctx: ErrorContext): void {
     if (!this.apiKey) {
-      throw new RemoteBrowserError(
-        "configuration",
-        "no API key is configured (set the secret config remote-browser:apiKey or REMOTE_BROWSER_API_KEY)",
-        ctx,
-      );
+      throw new RemoteBrowserError("configuration", "no API key is configured (set the secret config remote-browser:apiKey or REMOTE_BROWSER_API_KEY)", ctx);
     }
     if (this.baseUrl.protocol === "http:" && !isLoopbackHost(this.baseUrl.hostname)) {
       throw new RemoteBrowserError(
         "insecure_transport",
-        `refusing to send the API key over plain HTTP to ${this.baseUrl.host}; use an https:// base URL ` +
-          "(plain http is allowed only for a loopback host such as the local emulator)",
+        `refusing to send the API key over plain HTTP to ${this.baseUrl.host}; use an https:// base URL ` + "(plain http is allowed only for a loopback host such as the local emulator)",
         ctx,
       );
     }
@@ -373,11 +368,7 @@ function networkError(err: unknown, url: URL, ctx: ErrorContext, proxyVariable?:
 }
 
 function deadlineError(deadlineMs: number, attempts: number, last: RemoteBrowserError, ctx: ErrorContext): RemoteBrowserError {
-  return new RemoteBrowserError(
-    "timeout",
-    `no success within the ${deadlineMs} ms deadline after ${attempts} attempt(s); last failure: ${last.message}`,
-    { ...ctx, cause: last },
-  );
+  return new RemoteBrowserError("timeout", `no success within the ${deadlineMs} ms deadline after ${attempts} attempt(s); last failure: ${last.message}`, { ...ctx, cause: last });
 }
 
 function rateLimitOutlasted(elapsedMs: number, attempts: number, last: RemoteBrowserError, ctx: ErrorContext): RemoteBrowserError {
@@ -442,12 +433,7 @@ export interface RetryInput {
 
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false; why: string };
 
-const LOCAL_OR_UNREADABLE = new Set<RemoteBrowserError["code"]>([
-  "invalid_answer",
-  "invalid_request",
-  "insecure_transport",
-  "configuration",
-]);
+const LOCAL_OR_UNREADABLE = new Set<RemoteBrowserError["code"]>(["invalid_answer", "invalid_request", "insecure_transport", "configuration"]);
 
 /** Decides whether a failed attempt is tried again, and after how long. Pure: no clock, no randomness of its own. */
 export function retryDecision(input: RetryInput): RetryDecision {
@@ -525,9 +511,7 @@ export function serviceTextScrubber(secrets: Iterable<string | undefined>): (tex
 
 /** serviceTextScrubber without the cap: what hides the secrets, in every spelling. */
 function secretsHider(secrets: Iterable<string | undefined>): (text: string) => string {
-  const literals = [...new Set([...secrets].filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH))]
-    .flatMap(secretSpellings)
-    .sort((a, b) => b.length - a.length);
+  const literals = [...new Set([...secrets].filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH))].flatMap(secretSpellings).sort((a, b) => b.length - a.length);
   return (text) => {
     let out = text;
     for (const s of literals) out = out.split(s).join(HIDDEN);

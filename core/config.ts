@@ -111,7 +111,11 @@ export function plainCredentialWarning(key: string): string {
   const setting = secretSettingOf(key)!;
   const meant = `${CONFIG_NAMESPACE}:${setting}`;
   const rm =
-    key === meant ? "" : key === `${CONFIG_NAMESPACE}:config:${setting}` ? ` (and \`pulumi config rm ${key}\`: Pulumi reads it as ${meant})` : ` (and \`pulumi config rm ${key}\`: the provider ignores that spelling)`;
+    key === meant
+      ? ""
+      : key === `${CONFIG_NAMESPACE}:config:${setting}`
+        ? ` (and \`pulumi config rm ${key}\`: Pulumi reads it as ${meant})`
+        : ` (and \`pulumi config rm ${key}\`: the provider ignores that spelling)`;
   return (
     `${key} is set as plain (non-secret) stack config, so it is stored in clear text in the stack's config file, Pulumi.<stack>.yaml ` +
     `(or the project's Pulumi.yaml, which is usually committed), and in the stack's update history. Store it as a secret: ` +
@@ -153,11 +157,7 @@ export { ConfigError } from "../client/errors";
  * The one config loader. `get` reads a key of the namespace without its prefix (`apiKey`), from the
  * stack's config: in the provider that is the `configure` request, in a program `pulumi.Config`.
  */
-export function loadConfig(
-  get: (key: string) => string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-  label: SettingLabel = stackConfigLabel,
-): ProviderConfig {
+export function loadConfig(get: (key: string) => string | undefined, env: NodeJS.ProcessEnv = process.env, label: SettingLabel = stackConfigLabel): ProviderConfig {
   // A value is never echoed whole: it may be a key pasted into the wrong setting, or megabytes long.
   for (const key of Object.keys(CONFIG_FIELDS) as Array<keyof typeof CONFIG_FIELDS>) {
     const length = Math.max(get(key)?.length ?? 0, env[CONFIG_FIELDS[key].env]?.length ?? 0);
@@ -211,10 +211,9 @@ export function loadConfig(
   };
   const idempotencySecret = nonEmpty(get("idempotencySecret")) ?? nonEmpty(env[ENV_IDEMPOTENCY_SECRET]);
   if (idempotencySecret !== undefined && idempotencySecret.length < MIN_IDEMPOTENCY_SECRET_LENGTH) {
-    throw new ConfigError(
-      `${label("idempotencySecret")} must be at least ${MIN_IDEMPOTENCY_SECRET_LENGTH} characters (e.g. \`openssl rand -hex 32\`), got ${idempotencySecret.length}`,
-      { property: "idempotencySecret" },
-    );
+    throw new ConfigError(`${label("idempotencySecret")} must be at least ${MIN_IDEMPOTENCY_SECRET_LENGTH} characters (e.g. \`openssl rand -hex 32\`), got ${idempotencySecret.length}`, {
+      property: "idempotencySecret",
+    });
   }
   return {
     apiKey,

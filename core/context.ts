@@ -99,10 +99,9 @@ export class ProviderContext {
     } catch (err) {
       this.accountAnswer = undefined;
       if (isRemoteBrowserError(err) && err.code === "denied") {
-        throw new KeyRefusedError(
-          `the service refused the API key (remote-browser:apiKey, an explicit provider's apiKey, or REMOTE_BROWSER_API_KEY) (denied): ${err.serverMessage ?? err.message}`,
-          { cause: err },
-        );
+        throw new KeyRefusedError(`the service refused the API key (remote-browser:apiKey, an explicit provider's apiKey, or REMOTE_BROWSER_API_KEY) (denied): ${err.serverMessage ?? err.message}`, {
+          cause: err,
+        });
       }
       throw err;
     }

@@ -1,8 +1,62 @@
-import { type ApiVersion, isRemoteBrowserError, type CreateAnswer, type CreateRequest, type V7CreateRequest, hasEndedOrFailed, type SessionEntry, isMasked, maskedIdMatches, unprovenText, type StatusRead } from "../client";
+import {
+  type ApiVersion,
+  isRemoteBrowserError,
+  type CreateAnswer,
+  type CreateRequest,
+  type V7CreateRequest,
+  hasEndedOrFailed,
+  type SessionEntry,
+  isMasked,
+  maskedIdMatches,
+  unprovenText,
+  type StatusRead,
+} from "../client";
 import type { ProviderContext, Reporter } from "./context";
-import { type SessionInputs, API_INPUTS, DEFAULT_READY_TIMEOUT_SECONDS, type SessionOutputs, errorText, fromEntry, mirrorInputs, unconfirmedWarning, inputsFrom, presentOf, SECRET_OUTPUTS, withoutNulls } from "./declaration";
-import { capacityPause, capacityStep, capacityWait, type CapacityWait, endingMakesRoom, type QueueProgress, sessionName, sessionProgress, generationKey, keyAfter, throttled, type WaitOutcome, describe, waitForRunning } from "./launch";
-import { CancelledError, EndedWhileStartingError, EngineGoneError, LocationNotAppliedError, NotRunningInTimeError, PreparationFailedError, type RemoteBrowserError, type MemberContext, SessionKeptError, StaleIdempotencyKeyError, StatusUnreadableError, ImportError, ValidationError } from "../client/errors";
+import {
+  type SessionInputs,
+  API_INPUTS,
+  DEFAULT_READY_TIMEOUT_SECONDS,
+  type SessionOutputs,
+  errorText,
+  fromEntry,
+  mirrorInputs,
+  unconfirmedWarning,
+  inputsFrom,
+  presentOf,
+  SECRET_OUTPUTS,
+  withoutNulls,
+} from "./declaration";
+import {
+  capacityPause,
+  capacityStep,
+  capacityWait,
+  type CapacityWait,
+  endingMakesRoom,
+  type QueueProgress,
+  sessionName,
+  sessionProgress,
+  generationKey,
+  keyAfter,
+  throttled,
+  type WaitOutcome,
+  describe,
+  waitForRunning,
+} from "./launch";
+import {
+  CancelledError,
+  EndedWhileStartingError,
+  EngineGoneError,
+  LocationNotAppliedError,
+  NotRunningInTimeError,
+  PreparationFailedError,
+  type RemoteBrowserError,
+  type MemberContext,
+  SessionKeptError,
+  StaleIdempotencyKeyError,
+  StatusUnreadableError,
+  ImportError,
+  ValidationError,
+} from "../client/errors";
 // The one error of "created but not initialised", which the fronts hand their hosts (asInitFailure, below).
 export type { SessionKeptError } from "../client/errors";
 import { assertSameRecord, unprovenOwner, type OwnerIdentity, recordsOwner, CURRENT_STATE_VERSION, inferredStateVersion } from "./state";
@@ -83,10 +137,7 @@ export interface DeleteSessionRequest extends RecordedSessionRequest {
  * An operation on a recorded session (`doing`, in the user's words), by the API version the session was
  * started with: its id checked first, then the version's own operation.
  */
-export function byRecordedVersion<R, Q extends RecordedSessionRequest = RecordedSessionRequest>(
-  ops: Record<ApiVersion, (ctx: ProviderContext, req: Q) => Promise<R>>,
-  doing: string,
-) {
+export function byRecordedVersion<R, Q extends RecordedSessionRequest = RecordedSessionRequest>(ops: Record<ApiVersion, (ctx: ProviderContext, req: Q) => Promise<R>>, doing: string) {
   return async (ctx: ProviderContext, req: Q): Promise<R> => {
     checkSessionId(req.id, doing);
     return ops[ctx.versionOf(req.props).name](ctx, req);
@@ -154,10 +205,7 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
     const attempt = turn;
     let answer: CreateAnswer;
     try {
-      answer = await client.createSession(
-        { ...apiRequest(inputs), idempotencyKey: attempt.key },
-        { onServerTime: (ms) => (attempt.answeredAt = ms), retryWithinMs: attempt.queue.retryWithinMs },
-      );
+      answer = await client.createSession({ ...apiRequest(inputs), idempotencyKey: attempt.key }, { onServerTime: (ms) => (attempt.answeredAt = ms), retryWithinMs: attempt.queue.retryWithinMs });
     } catch (err) {
       await afterRefusal(ctx, attempt, err, capacity);
       continue;
@@ -368,10 +416,12 @@ export async function createV7(ctx: ProviderContext, req: CreateSessionRequest):
   const { egress: _e, idempotencyKey: _k, ...rest } = apiRequest(inputs);
   const owner = await ctx.owner();
   const answer = await ctx.api().v7.createSession(rest as V7CreateRequest);
-  await ctx.reporter(req.urn).warning(
-    `BrowserSession ${answer.vmId} was started with API version 7, which has no status or end operation: ` +
-      "it was not waited for, refresh cannot see it and destroy cannot end it (use apiVersion v8)",
-  );
+  await ctx
+    .reporter(req.urn)
+    .warning(
+      `BrowserSession ${answer.vmId} was started with API version 7, which has no status or end operation: ` +
+        "it was not waited for, refresh cannot see it and destroy cannot end it (use apiVersion v8)",
+    );
   return {
     id: answer.vmId,
     outs: {
@@ -461,23 +511,16 @@ export function settlement(
 }
 
 /** Ends a session that cannot be handed over, then fails; if ending fails too, the engine keeps the id. */
-async function failAndRemove(
-  ctx: ProviderContext,
-  outs: SessionOutputs,
-  f: { Failure: FailureClass; why: string },
-): Promise<never> {
+async function failAndRemove(ctx: ProviderContext, outs: SessionOutputs, f: { Failure: FailureClass; why: string }): Promise<never> {
   try {
     await ctx.api().removeSession(outs.vmId);
   } catch (err) {
     // The engine records a resource that was created but failed to initialise: each front shapes it.
-    throw new SessionKeptError(
-      `${f.why}; ending it failed as well (${errorText(err)}), so it is kept in the stack: run \`pulumi destroy\` or \`pulumi up\` again to end it`,
-      {
-        vmId: outs.vmId,
-        cause: err,
-        outputs: { ...outs, status: "unknown" } as unknown as Record<string, unknown>,
-      },
-    );
+    throw new SessionKeptError(`${f.why}; ending it failed as well (${errorText(err)}), so it is kept in the stack: run \`pulumi destroy\` or \`pulumi up\` again to end it`, {
+      vmId: outs.vmId,
+      cause: err,
+      outputs: { ...outs, status: "unknown" } as unknown as Record<string, unknown>,
+    });
   }
   throw new f.Failure(`${f.why}; the session was ended`, { vmId: outs.vmId });
 }
@@ -494,7 +537,11 @@ async function failAndRemove(
 export function asInitFailure(err: unknown, shape: (recorded: Record<string, unknown>, stateVersion: number) => Record<string, unknown>): unknown {
   if (!(err instanceof SessionKeptError) || !err.outputs) return err;
   const o = err.outputs;
-  const recorded = Object.fromEntries(Object.keys(o).filter((k) => !(SECRET_OUTPUTS as readonly string[]).includes(k)).map((k) => [k, o[k]]));
+  const recorded = Object.fromEntries(
+    Object.keys(o)
+      .filter((k) => !(SECRET_OUTPUTS as readonly string[]).includes(k))
+      .map((k) => [k, o[k]]),
+  );
   return err.recordedAs(shape(withoutNulls(recorded), CURRENT_STATE_VERSION));
 }
 
@@ -562,10 +609,9 @@ export async function sessionToTakeOver(ctx: ProviderContext, vmId: string, brow
   const entry = takenEntry(await ctx.api().statusRead(vmId), vmId, doing);
   if (!entry) {
     // The account's fingerprint means nothing to a user here; what to check does.
-    throw new ImportError(
-      `${doing}: the service knows no such session of the account whose key is configured; check the id, and that the key is the one of the account that started the session`,
-      { vmId },
-    );
+    throw new ImportError(`${doing}: the service knows no such session of the account whose key is configured; check the id, and that the key is the one of the account that started the session`, {
+      vmId,
+    });
   }
   if (hasEndedOrFailed(entry.status)) {
     throw new ImportError(`${doing}: the session has ended (state "${entry.status}"), so there is nothing to take into the stack`, { vmId });
@@ -620,9 +666,9 @@ export async function readV8(ctx: ProviderContext, { id, props, stateVersion, ur
     // Neither "gone" nor "running" is proven. The engine's Read does not say whether it is an explicit
     // refresh or the one it runs before an update or a destroy (refresh_before_update): failing would fail
     // that update or destroy too, and leave the session running and billed. So the record stays as it is.
-    await ctx.reporter(urn).warning(
-      `${sessionName(name)}: refreshing session ${id}: ${unprovenText(read)}. It stays in the stack as recorded (status "${String(props.status)}", not confirmed); a destroy still ends it`,
-    );
+    await ctx
+      .reporter(urn)
+      .warning(`${sessionName(name)}: refreshing session ${id}: ${unprovenText(read)}. It stays in the stack as recorded (status "${String(props.status)}", not confirmed); a destroy still ends it`);
     return { id, props, inputs: inputsFrom(props) };
   }
   const { entry } = read;
@@ -676,11 +722,7 @@ export async function endedOutside(ctx: ProviderContext, { id, props, stateVersi
  * session that is unknown to the configured key's account, or has ended, fails the read: importing it
  * would put a session in the stack that the next refresh drops.
  */
-export async function readById(
-  ctx: ProviderContext,
-  vmId: string,
-  doing: string,
-): Promise<{ inputs: SessionInputs; outs: SessionOutputs; stateVersion: number }> {
+export async function readById(ctx: ProviderContext, vmId: string, doing: string): Promise<{ inputs: SessionInputs; outs: SessionOutputs; stateVersion: number }> {
   checkSessionId(vmId, doing);
   if (ctx.version().name !== "v8") throw new ImportError(`${doing}: API version 7 has no status operation`, { vmId });
   const { entry, image, owner } = await sessionToTakeOver(ctx, vmId, undefined, doing);
@@ -707,11 +749,13 @@ export async function deleteV8(ctx: ProviderContext, req: DeleteSessionRequest):
     // a create-before-delete replacement: that create was not shown the session it replaces (a replacement
     // the engine decides without asking the provider), and its idempotency key answered with that very
     // session, started by an earlier run. Ending it would leave the stack recording an ended session.
-    await ctx.reporter(req.urn).warning(
-      `${sessionName(req.name)}: session ${req.id} was not replaced: the engine replaced it create-before-delete without showing the provider the ` +
-        "session it replaces, and its replacement is the same session, which keeps running. To replace it, set the resource option " +
-        "deleteBeforeReplace: true, or run the same command with --refresh",
-    );
+    await ctx
+      .reporter(req.urn)
+      .warning(
+        `${sessionName(req.name)}: session ${req.id} was not replaced: the engine replaced it create-before-delete without showing the provider the ` +
+          "session it replaces, and its replacement is the same session, which keeps running. To replace it, set the resource option " +
+          "deleteBeforeReplace: true, or run the same command with --refresh",
+      );
     return;
   }
   const seconds = req.engineTimeoutSeconds;

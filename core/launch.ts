@@ -160,10 +160,7 @@ function cycleUsedUp(quota: QuotaAnswer): boolean {
  * A pause of the capacity wait, telling the session's row about once a second (to `queued`, throttled);
  * then the wait stops, nothing started, if the engine went away or the update was cancelled meanwhile.
  */
-export async function capacityPause(
-  pause: Extract<CapacityStep, { kind: "pause" }>,
-  o: { waiting: Waiting; queued: (p: QueueProgress) => void },
-): Promise<void> {
+export async function capacityPause(pause: Extract<CapacityStep, { kind: "pause" }>, o: { waiting: Waiting; queued: (p: QueueProgress) => void }): Promise<void> {
   const { now, sleep } = clockOf(o.waiting);
   const { quota, wait } = pause;
   const tell = () => o.queued({ queuedMs: now() - wait.startedAt, runningUsed: quota.running_sessions_used, runningLimit: quota.running_session_limit });

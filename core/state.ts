@@ -100,13 +100,7 @@ export function assertCurrentOwner(vmId: string, text: string, identity: OwnerId
 }
 
 /** The refusal to act on a session of another account or service, naming both fingerprints. */
-export function mismatch(
-  vmId: string,
-  doing: string,
-  recorded: string,
-  current: string,
-  same: { sameService: boolean; sameAccount: boolean },
-): AccountMismatchError {
+export function mismatch(vmId: string, doing: string, recorded: string, current: string, same: { sameService: boolean; sameAccount: boolean }): AccountMismatchError {
   const [recAccount, recService] = recorded.split("@");
   const [curAccount, curService] = current.split("@");
   const what = [
@@ -277,9 +271,7 @@ function layoutOf(record: StateRecord): { state: SessionState } | { unreadable: 
   }
   if (recorded > CURRENT_STATE_VERSION) {
     return {
-      unreadable:
-        `is of state layout version ${recorded}, which this version cannot read (it reads versions 1 to ${CURRENT_STATE_VERSION}; ` +
-        "written by a newer release?)",
+      unreadable: `is of state layout version ${recorded}, which this version cannot read (it reads versions 1 to ${CURRENT_STATE_VERSION}; ` + "written by a newer release?)",
     };
   }
   const version = recorded as StateVersion;

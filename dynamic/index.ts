@@ -33,6 +33,5 @@ export const check = (olds: Record<string, unknown>, news: Record<string, unknow
 export const diff = (id: string, olds: Record<string, unknown>, news: Record<string, unknown>) => provider.diffWithService(id, olds, news);
 export const create = (inputs: Record<string, unknown>) => provider.create(inputs as never);
 export const read = (id: string, props?: Record<string, unknown>) => provider.read(id, props);
-export const update = (id: string, olds: Record<string, unknown>, news: Record<string, unknown>) =>
-  Promise.resolve(provider.update(id, olds, news));
+export const update = (id: string, olds: Record<string, unknown>, news: Record<string, unknown>) => Promise.resolve(provider.update(id, olds, news));
 export const del = (id: string, props: Record<string, unknown>) => provider.delete(id, props);

@@ -82,7 +82,7 @@ export class SessionProvider {
         // The stack's identity, then the resource's: its URN, which names its parents' types (two sessions
         // of one name under components of two types are two resources), else, from a program of a release
         // that did not send the URN, project/stack/name.
-        seed: urn ?? __seed ? resourceSeed(this.stackIdentity(), (urn ?? __seed)!) : undefined,
+        seed: (urn ?? __seed) ? resourceSeed(this.stackIdentity(), (urn ?? __seed)!) : undefined,
         urn,
         name: urn && urnName(urn),
         adoptVmId: __adoptVmId || undefined,

@@ -24,12 +24,7 @@ export interface DynamicInputs {
 }
 
 /** What the SDK's resource sends beside its inputs. */
-export function wireInputs(fields: {
-  seed: string;
-  adoptVmId: string | undefined;
-  urn: Promise<string | undefined>;
-  replaceOnChanges?: string[];
-}): Record<string, unknown> {
+export function wireInputs(fields: { seed: string; adoptVmId: string | undefined; urn: Promise<string | undefined>; replaceOnChanges?: string[] }): Record<string, unknown> {
   return { __seed: fields.seed, __adoptVmId: fields.adoptVmId, __urn: fields.urn, __replaceOnChanges: fields.replaceOnChanges };
 }
 

@@ -147,24 +147,11 @@ function totals(account: Account): PoolLimits {
   return {
     runningLimit: pools.reduce((acc, p) => acc + p.runningLimit, 0),
     cycleLimit: pools.some((p) => p.cycleLimit === null) ? null : pools.reduce((acc, p) => acc + (p.cycleLimit ?? 0), 0),
-    residentialMb: pools.every((p) => p.residentialMb === null)
-      ? null
-      : pools.reduce((acc, p) => acc + (p.residentialMb ?? 0), 0),
+    residentialMb: pools.every((p) => p.residentialMb === null) ? null : pools.reduce((acc, p) => acc + (p.residentialMb ?? 0), 0),
   };
 }
 
-const SPEC_FIELDS = new Set([
-  "apiKey",
-  "contact",
-  "programmaticAccess",
-  "hasPlan",
-  "runningLimit",
-  "cycleLimit",
-  "locationAccess",
-  "residentialMb",
-  "v7Plan",
-  "credits",
-]);
+const SPEC_FIELDS = new Set(["apiKey", "contact", "programmaticAccess", "hasPlan", "runningLimit", "cycleLimit", "locationAccess", "residentialMb", "v7Plan", "credits"]);
 
 function isCount(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= 0;

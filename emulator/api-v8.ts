@@ -30,9 +30,7 @@ export function create({ state, account, body }: ApiContext): Reply {
     const previous = account.idempotency.get(key);
     if (previous) {
       if (previous.canonicalRequest !== canonical) {
-        return answers.denied(
-          "idempotencyKey: this key was already used with a different request; send the same request again or use a new key",
-        );
+        return answers.denied("idempotencyKey: this key was already used with a different request; send the same request again or use a new key");
       }
       state.books.countReplay();
       return { httpStatus: 200, body: JSON.parse(previous.answer) as JsonObject, raw: previous.answer, vmId: previous.vmId };

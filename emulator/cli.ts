@@ -77,8 +77,7 @@ export function parseArgs(argv: readonly string[]): EmulatorOptions | "help" {
   }
   if (opts.host !== undefined && !isLoopbackHost(opts.host) && !opts.allowRemote) {
     throw new UsageError(
-      `--host ${opts.host}: not a loopback address. The control surface takes no key, so anyone who reaches the ` +
-        `emulator could drive it; add --allow-remote to serve other machines knowingly`,
+      `--host ${opts.host}: not a loopback address. The control surface takes no key, so anyone who reaches the ` + `emulator could drive it; add --allow-remote to serve other machines knowingly`,
     );
   }
   return opts;
@@ -113,12 +112,7 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
-  const lines = [
-    `API base URL: ${emulator.apiBaseUrl}`,
-    `v7 base URL: ${emulator.v7BaseUrl}`,
-    `Share base: ${emulator.shareBase}`,
-    `Control: ${emulator.controlUrl}`,
-  ];
+  const lines = [`API base URL: ${emulator.apiBaseUrl}`, `v7 base URL: ${emulator.v7BaseUrl}`, `Share base: ${emulator.shareBase}`, `Control: ${emulator.controlUrl}`];
   // A key passed on the command line is already known to the caller; a generated one is not.
   if (opts.apiKey === undefined) lines.push(`API key: ${emulator.apiKey}`);
   lines.push("READY");

@@ -14,33 +14,12 @@ import type { Operation } from "./types";
  */
 export type FaultKind = "error" | "insecure" | "rate_limited" | "reset" | "reset_after" | "delay" | "delay_before" | "denied_echo";
 
-export const FAULT_KINDS: readonly FaultKind[] = [
-  "error",
-  "insecure",
-  "rate_limited",
-  "reset",
-  "reset_after",
-  "delay",
-  "delay_before",
-  "denied_echo",
-];
+export const FAULT_KINDS: readonly FaultKind[] = ["error", "insecure", "rate_limited", "reset", "reset_after", "delay", "delay_before", "denied_echo"];
 
 /** `status` covers both forms of GET /vm/data; `list` only the form without an id; `*` every API call. */
 export type FaultOperation = Exclude<Operation, "viewer" | "unknown"> | "*";
 
-export const FAULT_OPERATIONS: readonly FaultOperation[] = [
-  "create",
-  "status",
-  "list",
-  "remove",
-  "image",
-  "account",
-  "quota",
-  "v7create",
-  "v7account",
-  "v7quota",
-  "*",
-];
+export const FAULT_OPERATIONS: readonly FaultOperation[] = ["create", "status", "list", "remove", "image", "account", "quota", "v7create", "v7account", "v7quota", "*"];
 
 export interface FaultSpec {
   operation: FaultOperation;

@@ -66,13 +66,7 @@ export function sendJson(res: ServerResponse, httpStatus: number, body: unknown,
   sendText(res, httpStatus, typeof body === "string" ? body : JSON.stringify(body), "application/json; charset=utf-8", headers);
 }
 
-export function sendText(
-  res: ServerResponse,
-  httpStatus: number,
-  text: string,
-  contentType: string,
-  headers: Record<string, string> = {},
-): void {
+export function sendText(res: ServerResponse, httpStatus: number, text: string, contentType: string, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(httpStatus, {
     ...COMMON_HEADERS,

@@ -104,9 +104,7 @@ function guardClientErrors(server: Server): void {
   server.on("clientError", (_err, socket) => {
     if (!socket.writable) return socket.destroy();
     const body = JSON.stringify({ status: "denied", message: "malformed HTTP request" });
-    socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
 }
 

@@ -9,9 +9,7 @@ import type { ApiVersion } from "./types";
 import type { CreateRequest } from "./validate";
 
 /** `limit` tells a reached limit apart from something the plan does not include. */
-export type LaunchOutcome =
-  | { ok: true; session: Session; meter: UsageMeter }
-  | { ok: false; message: string; limit: boolean };
+export type LaunchOutcome = { ok: true; session: Session; meter: UsageMeter } | { ok: false; message: string; limit: boolean };
 
 type PlanCheck = { pool: number } | { message: string; limit: boolean };
 
@@ -44,10 +42,7 @@ export function checkPlan(state: EmulatorState, account: Account, req: CreateReq
     return { message: `cycle session limit reached (${meter.cycle_sessions_used} of ${meter.cycle_session_limit}); upgrade or wait for the next cycle`, limit: true };
   }
   const pool = pools.findIndex(
-    (m) =>
-      m.running_sessions_remaining > 0 &&
-      (m.cycle_sessions_remaining === null || m.cycle_sessions_remaining > 0) &&
-      (req.egress !== "residential" || residentialRoom(m) > 0),
+    (m) => m.running_sessions_remaining > 0 && (m.cycle_sessions_remaining === null || m.cycle_sessions_remaining > 0) && (req.egress !== "residential" || residentialRoom(m) > 0),
   );
   if (pool < 0) return { message: "no subscription of the account has room for this session; upgrade", limit: true };
   return { pool };

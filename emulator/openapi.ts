@@ -157,14 +157,8 @@ const schemas: Record<string, Schema> = {
   }),
   QuotaAnswer: object({ status: okStatus, has_plan: bool, ...usageMeterFields, pools: { type: "array", items: ref("Pool") } }),
 
-  V7CreateRequest: object(
-    { ...v7CreateFields, country: { type: "string", pattern: "^[a-z]{2}$", description: "Two-letter country code of the VPN location" } },
-    ["browser"],
-  ),
-  V7CreateAnswer: object(
-    { status: okStatus, vmId, shareUrl, shareUrlPath, quota: { oneOf: [ref("SessionQuota"), ref("CreditQuota")] } },
-    ["status", "vmId", "shareUrlPath", "quota"],
-  ),
+  V7CreateRequest: object({ ...v7CreateFields, country: { type: "string", pattern: "^[a-z]{2}$", description: "Two-letter country code of the VPN location" } }, ["browser"]),
+  V7CreateAnswer: object({ status: okStatus, vmId, shareUrl, shareUrlPath, quota: { oneOf: [ref("SessionQuota"), ref("CreditQuota")] } }, ["status", "vmId", "shareUrlPath", "quota"]),
   V7AccountAnswer: object({ status: okStatus, contact: str, feature_programmatic_access: bool, has_plan: bool, ...usageMeterFields }),
   V7QuotaAnswer: object({ status: okStatus, has_plan: bool, ...usageMeterFields }),
 };

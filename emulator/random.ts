@@ -31,7 +31,10 @@ export function createRandom(seed?: number): Random {
     next,
     hex: (bytes) => {
       let out = "";
-      for (let i = 0; i < bytes; i++) out += Math.floor(next() * 256).toString(16).padStart(2, "0");
+      for (let i = 0; i < bytes; i++)
+        out += Math.floor(next() * 256)
+          .toString(16)
+          .padStart(2, "0");
       return out;
     },
   };

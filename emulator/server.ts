@@ -135,10 +135,7 @@ export function createApiHandler(state: EmulatorState, control: EmulatorControl)
       const found = state.accounts.byApiKey(token);
       if (!found) return withAuthHeader(answers.denied("invalid API key", 401));
       if (!found.programmaticAccess) {
-        const message =
-          route.version === "v7"
-            ? "API access not enabled for this account"
-            : "programmatic access is not enabled for this account; enable it in the account's advanced settings";
+        const message = route.version === "v7" ? "API access not enabled for this account" : "programmatic access is not enabled for this account; enable it in the account's advanced settings";
         return answers.denied(message, 403);
       }
       account = found;

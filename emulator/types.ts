@@ -1,14 +1,7 @@
 /** Session states of the API. `stopping`, `suspended` and `deleted` mean ended; `error` means it never ran. */
 export type SessionStatus = "starting" | "running" | "error" | "stopping" | "suspended" | "deleted";
 
-export const SESSION_STATUSES: readonly SessionStatus[] = [
-  "starting",
-  "running",
-  "error",
-  "stopping",
-  "suspended",
-  "deleted",
-];
+export const SESSION_STATUSES: readonly SessionStatus[] = ["starting", "running", "error", "stopping", "suspended", "deleted"];
 
 export const ENDED_STATUSES: readonly SessionStatus[] = ["stopping", "suspended", "deleted"];
 
@@ -23,19 +16,7 @@ export type ApiVersion = "v8" | "v7";
 export type AnswerStatus = "ok" | "denied" | "upgrade" | "insecure" | "error";
 
 /** Operation names used by the request log, the books and fault injection. */
-export type Operation =
-  | "create"
-  | "status"
-  | "list"
-  | "remove"
-  | "image"
-  | "account"
-  | "quota"
-  | "v7create"
-  | "v7account"
-  | "v7quota"
-  | "viewer"
-  | "unknown";
+export type Operation = "create" | "status" | "list" | "remove" | "image" | "account" | "quota" | "v7create" | "v7account" | "v7quota" | "viewer" | "unknown";
 
 export const SHARE_LOCALES = ["en", "de", "fr", "es", "it", "pt", "ja"] as const;
 export type ShareLocale = (typeof SHARE_LOCALES)[number];

@@ -1,12 +1,4 @@
-import {
-  RESIDENTIAL,
-  VPN_LOCATIONS,
-  countryPart,
-  enabledImageIds,
-  findCountry,
-  findImage,
-  isKnownLocation,
-} from "./catalog";
+import { RESIDENTIAL, VPN_LOCATIONS, countryPart, enabledImageIds, findCountry, findImage, isKnownLocation } from "./catalog";
 import type { ApiVersion, JsonObject, ShareLocale } from "./types";
 import { SHARE_LOCALES, isShareLocale } from "./types";
 
@@ -97,9 +89,7 @@ export function validateCreate(body: JsonObject, version: ApiVersion): Validated
         return fail(`country: ${show(country.value)} is not a supported two-letter country code; supported: ${codes}`);
       }
     } else if (!isKnownLocation(country.value)) {
-      return fail(
-        `country: unsupported location ${show(country.value)}; use a country or city code listed by GET /image, or auto`,
-      );
+      return fail(`country: unsupported location ${show(country.value)}; use a country or city code listed by GET /image, or auto`);
     }
   }
 
@@ -111,9 +101,7 @@ export function validateCreate(body: JsonObject, version: ApiVersion): Validated
   if (egress.value === "residential" && country.value !== null && RESIDENTIAL.countries !== null) {
     const part = countryPart(country.value);
     if (part !== null && !RESIDENTIAL.countries.includes(part)) {
-      return fail(
-        `country: residential connections are not available in ${show(part)}; residential countries: ${RESIDENTIAL.countries.join(", ")}`,
-      );
+      return fail(`country: residential connections are not available in ${show(part)}; residential countries: ${RESIDENTIAL.countries.join(", ")}`);
     }
   }
 

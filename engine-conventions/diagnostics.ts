@@ -98,9 +98,7 @@ export function engineChannel(address: string | undefined, grpc: GrpcModule | Er
   return (d) =>
     new Promise<void>((resolve, reject) => {
       try {
-        client.makeUnaryRequest("/pulumirpc.Engine/Log", same, same, encodeLogRequest(d), { deadline: Date.now() + SEND_DEADLINE_MS }, (err) =>
-          err ? reject(err) : resolve(),
-        );
+        client.makeUnaryRequest("/pulumirpc.Engine/Log", same, same, encodeLogRequest(d), { deadline: Date.now() + SEND_DEADLINE_MS }, (err) => (err ? reject(err) : resolve()));
       } catch (err) {
         reject(err);
       }

@@ -47,8 +47,7 @@ export type PulumiModules = ReturnType<typeof pulumiModules>;
 /** The failure for an installed SDK that no longer is as these reaches expect, naming its release. */
 export function sdkChanged(what: string): Error {
   return new Error(
-    `the installed @pulumi/pulumi ${installedVersion()} is not as the remote-browser plugin expects: ${what} ` +
-      `(checked with ${CHECKED_SDK_VERSIONS}); install one of those releases`,
+    `the installed @pulumi/pulumi ${installedVersion()} is not as the remote-browser plugin expects: ${what} ` + `(checked with ${CHECKED_SDK_VERSIONS}); install one of those releases`,
   );
 }
 
@@ -62,7 +61,10 @@ function installedVersion(): string {
 
 /** The part of `@grpc/grpc-js` used here: its generic client and insecure credentials (public API since 1.0). */
 export interface GrpcModule {
-  Client: new (address: string, credentials: unknown) => {
+  Client: new (
+    address: string,
+    credentials: unknown,
+  ) => {
     makeUnaryRequest(
       method: string,
       serialize: (value: Buffer) => Buffer,

@@ -34,15 +34,15 @@ export function nativeHandlers(
   const unary =
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the request is a generated protobuf message, which has no type
     (fn: (req: any) => Promise<unknown>): Handler =>
-    (call, callback) => {
-      fn(call.request).then(
-        (resp) => callback(null, resp),
-        (err) => {
-          const e = grpcError(m, err);
-          callback(e, null, e.metadata);
-        },
-      );
-    };
+      (call, callback) => {
+        fn(call.request).then(
+          (resp) => callback(null, resp),
+          (err) => {
+            const e = grpcError(m, err);
+            callback(e, null, e.metadata);
+          },
+        );
+      };
   /** BrowserSession's calls are answered by its adapter; any other type's go to the SDK's server (components). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the request is a generated protobuf message, which has no type
   const forSession = (name: NativeCall, fn: (req: any) => Promise<unknown>): Handler => {

@@ -125,14 +125,12 @@ const METER_REQUIRED = ["runningSessionLimit", "runningSessionsUsed", "runningSe
 const object = (description: string, properties: Record<string, PropertySpec>, required: string[]) => ({ type: "object", description, properties, required });
 
 const types = {
-  ...Object.fromEntries(
-    Object.entries(ENUMS).map(([name, e]) => [`remote-browser:index:${name}`, { type: "string", description: e.description, enum: e.values }]),
-  ),
-  "remote-browser:index:Image": object(
-    "A browser image.",
-    { id: str("Value to pass as `browser`."), name: str("Display name."), enabled: bool("Whether the browser can start right now.") },
-    ["id", "name", "enabled"],
-  ),
+  ...Object.fromEntries(Object.entries(ENUMS).map(([name, e]) => [`remote-browser:index:${name}`, { type: "string", description: e.description, enum: e.values }])),
+  "remote-browser:index:Image": object("A browser image.", { id: str("Value to pass as `browser`."), name: str("Display name."), enabled: bool("Whether the browser can start right now.") }, [
+    "id",
+    "name",
+    "enabled",
+  ]),
   "remote-browser:index:City": object("A city of an exit location.", { code: str("Valid as `country`."), location: str("City name.") }, ["code", "location"]),
   "remote-browser:index:Location": object(
     "An exit location: a country with its cities.",

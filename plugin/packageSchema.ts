@@ -19,7 +19,6 @@ export type { PackageSchema, PropertySpec, ResourceSpec } from "./nativeSchema";
  * when that is missing, by the build that writes it, and by the components' provider.
  */
 
-
 /** The outputs of a component that map secret BrowserSession outputs. */
 function secretOf(outputs: Record<string, keyof typeof OUTPUTS>): string[] {
   return Object.entries(outputs)
@@ -69,7 +68,11 @@ export function inSchemaFormat(schema: PackageSchema): PackageSchema {
     Array.isArray(value)
       ? value.map(strip)
       : value && typeof value === "object"
-        ? Object.fromEntries(Object.entries(value).filter(([key, v]) => !(key === "optional" && typeof v === "boolean")).map(([key, v]) => [key, strip(v)]))
+        ? Object.fromEntries(
+            Object.entries(value)
+              .filter(([key, v]) => !(key === "optional" && typeof v === "boolean"))
+              .map(([key, v]) => [key, strip(v)]),
+          )
         : value;
   const { dependencies, ...rest } = strip(schema) as PackageSchema;
   return Array.isArray(dependencies) && dependencies.length === 0 ? rest : { ...rest, dependencies };
@@ -144,7 +147,6 @@ export function servedSchema(): PackageSchema {
 export function registrySchemaText(): string {
   return `${JSON.stringify(servedSchema(), null, 2)}\n`;
 }
-
 
 /** The repository file the schema's logoUrl names; the .NET generator embeds it from here, offline. */
 export const LOGO_FILE = "assets/logo.png";

@@ -94,12 +94,7 @@ function checkComponentType(type: string): void {
  * second server. Fails, rather than serving a half provider, if the installed SDK no longer registers its
  * service that way.
  */
-export function sdkProviderService(
-  m: PulumiModules,
-  components: Provider,
-  args: string[],
-  load: (id: string) => unknown = sdkRequire,
-): Record<string, unknown> {
+export function sdkProviderService(m: PulumiModules, components: Provider, args: string[], load: (id: string) => unknown = sdkRequire): Record<string, unknown> {
   // Loaded here, from the same installed copy whose gRPC module is intercepted below.
   const { main } = load("./provider") as typeof import("@pulumi/pulumi/provider");
   const server = m.grpc.Server.prototype;

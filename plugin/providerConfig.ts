@@ -2,7 +2,19 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type Failure, differs } from "../core/declaration";
-import { CONFIG_FIELDS, CONFIG_NAMESPACE, ConfigError, isSetting, loadConfig, notASettingWarning, plainCredentialWarning, secretSettingOf, settingText, stackConfigLabel, type SettingLabel } from "../core/config";
+import {
+  CONFIG_FIELDS,
+  CONFIG_NAMESPACE,
+  ConfigError,
+  isSetting,
+  loadConfig,
+  notASettingWarning,
+  plainCredentialWarning,
+  secretSettingOf,
+  settingText,
+  stackConfigLabel,
+  type SettingLabel,
+} from "../core/config";
 import { isSecret, reveal, wrapSecrets, isBookkeeping, urnName, urnStack } from "../engine-conventions/wire";
 
 /**
@@ -22,11 +34,7 @@ const ENGINE_INPUTS = new Set(["version", "pluginDownloadURL", "pluginChecksums"
  * A getter over the provider's inputs (bare keys), secrets unwrapped, numbers as their text. A value of the
  * wrong type is refused, never turned into text: an object key would otherwise be sent as `[object Object]`.
  */
-export function settingsFrom(
-  args: Record<string, unknown>,
-  variables: Map<string, string> | undefined,
-  label: SettingLabel = stackConfigLabel,
-): SettingsGetter {
+export function settingsFrom(args: Record<string, unknown>, variables: Map<string, string> | undefined, label: SettingLabel = stackConfigLabel): SettingsGetter {
   const plain = reveal(args) as Record<string, unknown>;
   return (key) => {
     const v = Object.prototype.hasOwnProperty.call(plain, key) ? plain[key] : undefined;
@@ -235,10 +243,7 @@ export function projectCredentialWarning(key: string): string {
  * only there) and the project's.
  */
 export function configFileWarnings(urn: string, dir: string = process.cwd()): string[] {
-  return [
-    ...credentialsIn(stackConfigText(urn, dir)).map(plainCredentialWarning),
-    ...credentialsIn(projectFileText(dir)).map(projectCredentialWarning),
-  ];
+  return [...credentialsIn(stackConfigText(urn, dir)).map(plainCredentialWarning), ...credentialsIn(projectFileText(dir)).map(projectCredentialWarning)];
 }
 
 /**

@@ -85,7 +85,8 @@ export class BrowserSessionAdapter {
     const { failures } = await check(this.ctx, { news: reveal(news) as Record<string, unknown> });
     for (const name of Object.keys(news)) {
       // An own property: `constructor` or `toString` are not inputs, whatever the prototype holds.
-      if (!Object.prototype.hasOwnProperty.call(INPUTS, name) && !isBookkeeping(name)) failures.push({ property: name, reason: `is not an input of BrowserSession (inputs: ${Object.keys(INPUTS).join(", ")})` });
+      if (!Object.prototype.hasOwnProperty.call(INPUTS, name) && !isBookkeeping(name))
+        failures.push({ property: name, reason: `is not an input of BrowserSession (inputs: ${Object.keys(INPUTS).join(", ")})` });
     }
     // The inputs go back as they came, secrets still wrapped, so that the state keeps them secret; `__`
     // names (the dynamic resource's, in the state of a session moved over from it) pass check, and none is
@@ -151,7 +152,11 @@ export class BrowserSessionAdapter {
       }
       const found = await readById(this.ctx, id, doing);
       await this.ctx.reporter(urn).warning(unconfirmedWarning(id));
-      return { id, props: this.outputs(withStateVersion(markUnconfirmed(found.outs) as unknown as Record<string, unknown>, found.stateVersion), []), inputs: found.inputs as unknown as Record<string, unknown> };
+      return {
+        id,
+        props: this.outputs(withStateVersion(markUnconfirmed(found.outs) as unknown as Record<string, unknown>, found.stateVersion), []),
+        inputs: found.inputs as unknown as Record<string, unknown>,
+      };
     }
     const { plain, secretNames } = unwrapProperties(props);
     const result = await read(this.ctx, { id, props: plain, stateVersion: recordedStateVersion(plain), urn, name: urn && urnName(urn) });

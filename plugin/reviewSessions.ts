@@ -33,7 +33,6 @@ export type ShareLanguage = (typeof ShareLanguage)[keyof typeof ShareLanguage];
  */
 export const REVIEW_SESSIONS_OUTPUTS = { sessionIds: "vmId", shareUrls: "shareUrl", browserNames: "browserName" } as const;
 
-
 /**
  * One session as the plugin serves it (`remote-browser:index:BrowserSession`): the engine runs it in the
  * plugin, so the component needs nothing in the program's folder. Its provider is the component's own, the
@@ -48,17 +47,22 @@ class Session extends CustomResource {
 
   constructor(name: string, args: Record<string, pulumi.Input<unknown> | undefined>, opts: pulumi.CustomResourceOptions) {
     const { version, pluginDownloadURL } = pluginIdentity();
-    super(BROWSER_SESSION, name, { ...args, vmId: undefined, shareUrl: undefined, browserName: undefined }, {
-      version,
-      pluginDownloadURL,
-      additionalSecretOutputs: [...SECRET_OUTPUTS],
-      // The type the sessions had in the releases where they were dynamic resources: the engine moves such a
-      // session to the plugin's own type in place (same id, same link) instead of replacing it, since the
-      // plugin's DiffConfig never asks for replacement and its Diff reads the dynamic resource's recorded
-      // outputs. A stack without such a session is not affected by the alias.
-      aliases: [{ type: DYNAMIC_SESSION_TYPE }],
-      ...opts,
-    });
+    super(
+      BROWSER_SESSION,
+      name,
+      { ...args, vmId: undefined, shareUrl: undefined, browserName: undefined },
+      {
+        version,
+        pluginDownloadURL,
+        additionalSecretOutputs: [...SECRET_OUTPUTS],
+        // The type the sessions had in the releases where they were dynamic resources: the engine moves such a
+        // session to the plugin's own type in place (same id, same link) instead of replacing it, since the
+        // plugin's DiffConfig never asks for replacement and its Diff reads the dynamic resource's recorded
+        // outputs. A stack without such a session is not affected by the alias.
+        aliases: [{ type: DYNAMIC_SESSION_TYPE }],
+        ...opts,
+      },
+    );
   }
 }
 
@@ -113,8 +117,9 @@ export class ReviewSessions extends ComponentResource {
     });
     // One map per output, keyed by browser id; a session without a value (no share link) has no entry.
     const mapOf = (pick: (s: Session) => pulumi.Output<string | undefined>): pulumi.Output<Record<string, string>> =>
-      all(sessions.map(([browser, s]) => pick(s).apply((v) => [browser, v] as const)))
-        .apply((entries) => Object.fromEntries(entries.filter((e): e is readonly [string, string] => typeof e[1] === "string")));
+      all(sessions.map(([browser, s]) => pick(s).apply((v) => [browser, v] as const))).apply((entries) =>
+        Object.fromEntries(entries.filter((e): e is readonly [string, string] => typeof e[1] === "string")),
+      );
     this.sessionIds = mapOf((s) => s[REVIEW_SESSIONS_OUTPUTS.sessionIds]);
     // Secret already (BrowserSession's share links are); also secret when empty, so it never shows.
     this.shareUrls = secret(mapOf((s) => s.shareUrl));
@@ -131,8 +136,7 @@ function browserList(name: string, browsers: unknown): string[] {
   const where = `ReviewSessions "${name}": browsers`;
   if (!Array.isArray(browsers)) {
     throw new ValidationError(
-      `${where} must be a list of browser image ids known when the program runs, e.g. ["chrome", "firefox"]` +
-        (Output.isInstance(browsers) ? ", not an output of another resource or a secret" : ""),
+      `${where} must be a list of browser image ids known when the program runs, e.g. ["chrome", "firefox"]` + (Output.isInstance(browsers) ? ", not an output of another resource or a secret" : ""),
     );
   }
   if (browsers.length === 0) throw new ValidationError(`${where} must name at least one browser`);

@@ -140,10 +140,7 @@ export function providerService(m: PulumiModules, args: string[], options: Serve
       try {
         // The schema built with the plugin: the release binary's (release/bundle.ts), else the package's
         // (identity.ts); derived here only when neither was built for this version.
-        schema ??=
-          typeof PRB_SCHEMA !== "undefined"
-            ? PRB_SCHEMA
-            : (builtSchemaText() ?? JSON.stringify((require("./packageSchema") as typeof import("./packageSchema")).servedSchema())); // eslint-disable-line @typescript-eslint/no-require-imports -- loaded only when no built schema is there
+        schema ??= typeof PRB_SCHEMA !== "undefined" ? PRB_SCHEMA : (builtSchemaText() ?? JSON.stringify((require("./packageSchema") as typeof import("./packageSchema")).servedSchema())); // eslint-disable-line @typescript-eslint/no-require-imports -- loaded only when no built schema is there
       } catch (err) {
         const e = grpcError(m, err);
         return callback(e, null, e.metadata);

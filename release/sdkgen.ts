@@ -15,7 +15,11 @@ import { run } from "./run";
  */
 const root = () => packageRoot(__dirname);
 
-const hashOf = (...parts: Buffer[]) => parts.reduce((h, p) => h.update(p), createHash("sha256")).digest("hex").slice(0, 16);
+const hashOf = (...parts: Buffer[]) =>
+  parts
+    .reduce((h, p) => h.update(p), createHash("sha256"))
+    .digest("hex")
+    .slice(0, 16);
 
 /** The shared schema loader's module: its files are part of both generators' inputs. */
 const schemaModule = () => path.join(root(), "release", "sdkgen-schema");
@@ -38,10 +42,7 @@ export async function sdkgen(scratch: string): Promise<string> {
   if (fs.existsSync(bin)) return bin;
   const mod = fs.mkdtempSync(path.join(scratch, "sdkgen-"));
   const goMod = fs.readFileSync(path.join(root(), "engine", "go.mod"), "utf8").replace(/^module .*$/m, "module sdkgen");
-  fs.writeFileSync(
-    path.join(mod, "go.mod"),
-    `${goMod}\nrequire pulumi-remote-browser/sdkgen-schema v0.0.0\n\nreplace pulumi-remote-browser/sdkgen-schema => ${schemaModule()}\n`,
-  );
+  fs.writeFileSync(path.join(mod, "go.mod"), `${goMod}\nrequire pulumi-remote-browser/sdkgen-schema v0.0.0\n\nreplace pulumi-remote-browser/sdkgen-schema => ${schemaModule()}\n`);
   // The engine's sums and the shared module's: every module of the build is verified by one or the other.
   const lines = new Set([...`${sum}\n${fs.readFileSync(path.join(schemaModule(), "go.sum"), "utf8")}`.split("\n")].filter(Boolean));
   fs.writeFileSync(path.join(mod, "go.sum"), `${[...lines].join("\n")}\n`);

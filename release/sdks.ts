@@ -67,9 +67,6 @@ export async function writeSdks(opts: SdkOptions): Promise<string[]> {
   }
 }
 
-
-
-
 async function python(generator: string, opts: SdkOptions, scratch: string): Promise<string[]> {
   const src = path.join(scratch, "python");
   await run(generator, [opts.schemaFile, src, "python"]);

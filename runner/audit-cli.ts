@@ -71,13 +71,7 @@ export async function auditMain(argv: string[]): Promise<number> {
     // Without this list (a backend the CLI cannot list by tag right now) only the plain commands are printed: they fit any stack.
     const runnerStacks = new Set(stacks.pending.length ? await listStacks(cli, values.project, RUNNER_STACK_TAG).catch(() => []) : []);
     const account = await readAccount(client, stacks.pending, stacks.recorded);
-    const report = classify(
-      account.sessions,
-      { ...stacks, count: stackNames.length },
-      account.browserNames,
-      { now: Date.now(), orphanMinutes },
-      account.recordedStates,
-    );
+    const report = classify(account.sessions, { ...stacks, count: stackNames.length }, account.browserNames, { now: Date.now(), orphanMinutes }, account.recordedStates);
     // Printed commands name the backend as given; one from the environment, or one with a password, by its variable.
     const variable = values["backend-env"] ?? (values.backend === undefined && process.env.PULUMI_BACKEND_URL ? "PULUMI_BACKEND_URL" : undefined);
     const shown: BackendShown | undefined = variable ? { variable } : values.backend ? { url: values.backend } : undefined;

@@ -113,7 +113,10 @@ export async function listStacks(opts: CliOptions, projects?: string[], tag?: st
     return ofProjects(names, projects);
   }
   const listed = JSON.parse(text) as Array<{ name: string }>;
-  return ofProjects(listed.map((s) => s.name), projects);
+  return ofProjects(
+    listed.map((s) => s.name),
+    projects,
+  );
 }
 
 /**

@@ -94,25 +94,26 @@ async function main(argv: string[]): Promise<number> {
   if (eventsFile) writePrivate(eventsFile, "");
   // The advice after a Ctrl-C repeats this command line without its secrets, and with the project even when
   // it was derived from the program's folder.
-  const next = (again: string, extra?: string) =>
-    runnerCommand(again, { program: values.program, stack: stackName, project: projectName, workDir: values["work-dir"], backend: backend.shown }, extra);
-  const result = await interruptible(action, next, (signal) => runProgram({
-    signal,
-    action,
-    program: programPath ? loadProgram(programPath) : async () => undefined,
-    projectName,
-    stackName,
-    workDir,
-    backendUrl: backend.url,
-    config,
-    expectNoChanges: values["expect-no-changes"],
-    clearPendingCreates: values["clear-pending-creates"],
-    noRefresh: values["no-refresh"],
-    verbose: values.verbose ? verbosity(values.verbose) : undefined,
-    onOutput: values.quiet ? undefined : (text) => process.stdout.write(text),
-    onError: (text) => process.stderr.write(text),
-    onEvent: eventsFile ? (event) => fs.appendFileSync(eventsFile, `${JSON.stringify(event)}\n`) : undefined,
-  }));
+  const next = (again: string, extra?: string) => runnerCommand(again, { program: values.program, stack: stackName, project: projectName, workDir: values["work-dir"], backend: backend.shown }, extra);
+  const result = await interruptible(action, next, (signal) =>
+    runProgram({
+      signal,
+      action,
+      program: programPath ? loadProgram(programPath) : async () => undefined,
+      projectName,
+      stackName,
+      workDir,
+      backendUrl: backend.url,
+      config,
+      expectNoChanges: values["expect-no-changes"],
+      clearPendingCreates: values["clear-pending-creates"],
+      noRefresh: values["no-refresh"],
+      verbose: values.verbose ? verbosity(values.verbose) : undefined,
+      onOutput: values.quiet ? undefined : (text) => process.stdout.write(text),
+      onError: (text) => process.stderr.write(text),
+      onEvent: eventsFile ? (event) => fs.appendFileSync(eventsFile, `${JSON.stringify(event)}\n`) : undefined,
+    }),
+  );
   const shown = values["show-secrets"] ? plainOutputs(result.outputs) : result.masked;
   if (values["outputs-file"]) writePrivate(values["outputs-file"], JSON.stringify({ outputs: shown, changes: result.changes }, null, 2));
   printOutputs(shown, !!values.json);

@@ -13,10 +13,7 @@ import { UsageError } from "./usage";
  * every plain value; and a misspelt setting (`remote_browser:apiKey`, `remote-browser:api.key`), which the
  * provider never reads, so that the run would go on without it.
  */
-export function configFromArgs(
-  values: { config?: string[]; secret?: string[]; "secret-env"?: string[]; "secrets-file"?: string },
-  env: NodeJS.ProcessEnv = process.env,
-): ConfigMap {
+export function configFromArgs(values: { config?: string[]; secret?: string[]; "secret-env"?: string[]; "secrets-file"?: string }, env: NodeJS.ProcessEnv = process.env): ConfigMap {
   if (values.secret?.length) {
     // The value is in this process's argv already, readable by any local user: refuse rather than use it.
     throw new UsageError(
@@ -59,10 +56,7 @@ export function configFromArgs(
   for (const key of Object.keys(config)) {
     const meant = misspeltSettingOf(key);
     if (!meant) continue;
-    throw new UsageError(
-      `${key}: the provider reads no such setting, so the value would never reach it (it reads ${meant}); ` +
-        "give it under that name. Nothing was run.",
-    );
+    throw new UsageError(`${key}: the provider reads no such setting, so the value would never reach it (it reads ${meant}); ` + "give it under that name. Nothing was run.");
   }
   return config;
 }

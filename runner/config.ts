@@ -8,11 +8,7 @@ import type { ConfigMap, Stack } from "@pulumi/pulumi/automation";
  * the standard input of `pulumi config set --secret <key>`, which reads the value from there when the
  * command line has none. Says whether it ran the CLI (values the stack holds already are not written).
  */
-export async function setStackConfig(
-  stack: Stack,
-  config: ConfigMap,
-  cli: { pulumiBin: string; workDir: string; env: Record<string, string> },
-): Promise<boolean> {
+export async function setStackConfig(stack: Stack, config: ConfigMap, cli: { pulumiBin: string; workDir: string; env: Record<string, string> }): Promise<boolean> {
   const plain: ConfigMap = {};
   const secret: Array<[string, string]> = [];
   const held = await heldPlainValues(stack);

@@ -47,11 +47,7 @@ export function engineEnvironment(opts: EngineEnvironmentOptions): Record<string
   // A full Pulumi install ships the dynamic provider plugin next to `pulumi`; otherwise use the one
   // inside @pulumi/pulumi (the engine then warns that it took a plugin from PATH).
   const bundled = fs.existsSync(path.join(path.dirname(fs.realpathSync(opts.pulumiBin)), "pulumi-resource-pulumi-nodejs"));
-  const pathDirs = [
-    path.dirname(opts.pulumiBin),
-    ...(bundled ? [] : [dynamicProviderPluginDir(opts.workDir)]),
-    process.env.PATH ?? "",
-  ];
+  const pathDirs = [path.dirname(opts.pulumiBin), ...(bundled ? [] : [dynamicProviderPluginDir(opts.workDir)]), process.env.PATH ?? ""];
   return {
     PULUMI_HOME: home,
     PULUMI_BACKEND_URL: resolveBackendUrl(opts),
@@ -89,10 +85,7 @@ export function findPulumiBin(explicit?: string): string {
   }
   const onPath = executableOnPath("pulumi", process.env.PATH ?? "");
   if (onPath) return onPath;
-  throw new Error(
-    "no Pulumi CLI found: put pulumi >= 3.248.0 on PATH, set PULUMI_REMOTE_BROWSER_PULUMI, " +
-      "or run `bash scripts/engine.sh` in the project to build the pinned one",
-  );
+  throw new Error("no Pulumi CLI found: put pulumi >= 3.248.0 on PATH, set PULUMI_REMOTE_BROWSER_PULUMI, " + "or run `bash scripts/engine.sh` in the project to build the pinned one");
 }
 
 /** The first executable file `name` in the folders of `searchPath`, as a shell finds a command. */

@@ -1,14 +1,7 @@
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import {
-  type ConfigMap,
-  type EngineEvent,
-  LocalWorkspace,
-  type OutputMap,
-  type PulumiFn,
-  Stack,
-} from "@pulumi/pulumi/automation";
+import { type ConfigMap, type EngineEvent, LocalWorkspace, type OutputMap, type PulumiFn, Stack } from "@pulumi/pulumi/automation";
 import { pulumiCommandFor } from "./cli-command";
 import { setStackConfig } from "./config";
 import { outputsOfExportText } from "./outputs";
@@ -153,10 +146,7 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   const onEvent = opts.onEvent && ((e: EngineEvent) => opts.onEvent!(JSON.parse(redact(JSON.stringify(e))) as EngineEvent));
   const verbose = opts.verbose && Math.min(opts.verbose, MAX_LOG_VERBOSITY);
   if (opts.verbose && opts.verbose > MAX_LOG_VERBOSITY) {
-    onError?.(
-      `runner: log verbosity ${opts.verbose} capped at ${MAX_LOG_VERBOSITY}: above it the CLI logs its HTTP requests ` +
-        "with their headers, the Pulumi Cloud token among them\n",
-    );
+    onError?.(`runner: log verbosity ${opts.verbose} capped at ${MAX_LOG_VERBOSITY}: above it the CLI logs its HTTP requests ` + "with their headers, the Pulumi Cloud token among them\n");
   }
   const tmp = enterPrivateTmp();
   // The CLI and the plugins write their temporary files there too (envVars wins over process.env).
@@ -190,7 +180,12 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
         // The engine's verbose logs print the provider's settings, secrets included, in plain text; the
         // stack's secret config must be known to the redactor even when this run did not set it.
         const held = await stack.getAllConfig();
-        redactKnown = redactor([...known, ...Object.values(held).filter((c) => c.secret).map((c) => c.value)]);
+        redactKnown = redactor([
+          ...known,
+          ...Object.values(held)
+            .filter((c) => c.secret)
+            .map((c) => c.value),
+        ]);
       }
       return await runAction({ ...opts, verbose }, stack, { onOutput, onError, onEvent, masked: outputs.masked });
     };
@@ -212,7 +207,7 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
       throw new StackNotFoundError(
         `${opts.action}: there is no stack "${opts.stackName}" of project "${opts.projectName}" in the backend ` +
           `${envVars.PULUMI_BACKEND_URL ?? "(the CLI's default)"}; nothing was changed. Check the stack name and the project ` +
-          "(--project; without it the project is named after the program's folder, or \"project\" without --program)",
+          '(--project; without it the project is named after the program\'s folder, or "project" without --program)',
       );
     }
   } catch (e) {
@@ -336,12 +331,7 @@ async function runAction(
  * starts (`stack output` without and with `--show-secrets`), each deriving the passphrase key again, and keeps
  * only top-level secret flags, while the CLI's masking also covers nested secrets.
  */
-function readOutputsFromExport(
-  workspace: LocalWorkspace,
-  pulumiBin: string,
-  workDir: string,
-  env: Record<string, string>,
-): { masked: () => Record<string, unknown> } {
+function readOutputsFromExport(workspace: LocalWorkspace, pulumiBin: string, workDir: string, env: Record<string, string>): { masked: () => Record<string, unknown> } {
   let masked: Record<string, unknown> = {};
   workspace.stackOutputs = (stackName: string): Promise<OutputMap> =>
     new Promise((resolve, reject) => {

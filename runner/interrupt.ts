@@ -39,12 +39,7 @@ export interface InterruptDeps {
  * Runs `run` with Ctrl-C handled as above. `action` and `next` word the advice: the action as the user
  * typed it, and the runner's command line to repeat (its options, without any secret or backend URL).
  */
-export async function interruptible<T>(
-  action: string,
-  next: (action: string, extra?: string) => string,
-  run: (signal: AbortSignal) => Promise<T>,
-  deps: InterruptDeps = processDeps(),
-): Promise<T> {
+export async function interruptible<T>(action: string, next: (action: string, extra?: string) => string, run: (signal: AbortSignal) => Promise<T>, deps: InterruptDeps = processDeps()): Promise<T> {
   const controller = new AbortController();
   let presses = 0;
   const onSigint = () => {

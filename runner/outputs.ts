@@ -21,9 +21,7 @@ export interface StackOutputs {
  */
 export function outputsOfExport(exported: unknown): StackOutputs {
   const resources = (exported as { deployment?: { resources?: unknown } } | null)?.deployment?.resources;
-  const root = Array.isArray(resources)
-    ? (resources as Array<Record<string, unknown>>).find((r) => r?.type === ROOT_STACK_TYPE && !r.parent)
-    : undefined;
+  const root = Array.isArray(resources) ? (resources as Array<Record<string, unknown>>).find((r) => r?.type === ROOT_STACK_TYPE && !r.parent) : undefined;
   const raw = (root?.outputs ?? {}) as Record<string, unknown>;
   const outputs: OutputMap = {};
   const masked: Record<string, unknown> = {};

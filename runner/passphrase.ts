@@ -162,9 +162,6 @@ function readIfExists(file: string): string | undefined {
 function hasStacks(backendDir: string): boolean {
   const stacks = path.join(backendDir, ".pulumi", "stacks");
   const walk = (dir: string): boolean =>
-    fs.existsSync(dir) &&
-    fs.readdirSync(dir, { withFileTypes: true }).some((e) =>
-      e.isDirectory() ? walk(path.join(dir, e.name)) : /\.json(\.gz)?$/.test(e.name),
-    );
+    fs.existsSync(dir) && fs.readdirSync(dir, { withFileTypes: true }).some((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : /\.json(\.gz)?$/.test(e.name)));
   return walk(stacks);
 }

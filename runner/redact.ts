@@ -96,7 +96,6 @@ export function credentialsOf(url: string | undefined): string[] {
   });
 }
 
-
 /**
  * Redacts an error before it is passed on: its message and stack, the text fields the runner and the CLI
  * helpers attach (stdout, stderr), the Automation API's CommandError.commandResult (the CLI's whole

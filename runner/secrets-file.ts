@@ -15,10 +15,7 @@ export function readSecretsFile(file: string): Record<string, string> {
   }
   if (!stat.isFile()) throw new UsageError(`--secrets-file ${file}: not a file`);
   if ((stat.mode & 0o077) !== 0) {
-    throw new UsageError(
-      `--secrets-file ${file}: open to other users (mode ${(stat.mode & 0o777).toString(8)}); ` +
-        `make it private first: chmod 600 ${file}`,
-    );
+    throw new UsageError(`--secrets-file ${file}: open to other users (mode ${(stat.mode & 0o777).toString(8)}); ` + `make it private first: chmod 600 ${file}`);
   }
   if (typeof process.getuid === "function" && stat.uid !== process.getuid()) {
     throw new UsageError(`--secrets-file ${file}: owned by another user`);

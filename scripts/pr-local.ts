@@ -209,7 +209,10 @@ async function sequence(service: Service & { emulator: Emulator }, pr: string): 
   heading(`pull request #${pr}: a push changes its preview URL`);
   const pushed = await deploy(pr, `${base}${base.includes("?") ? "&" : "?"}push=2`, service);
   const second = Object.values(pushed.sessionIds as Record<string, string>).sort();
-  check(second.every((id) => !first.includes(id)), "every session was replaced (a new URL needs a new session)");
+  check(
+    second.every((id) => !first.includes(id)),
+    "every session was replaced (a new URL needs a new session)",
+  );
   check(JSON.stringify(active(emulator)) === JSON.stringify(second), `only the new session(s) run: ${second.join(", ")}`);
 
   heading(`pull request #${pr} closed`);

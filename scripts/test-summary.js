@@ -24,9 +24,7 @@ try {
 
 const out = [];
 if (report) {
-  const files = report.testResults
-    .map((f) => ({ name: f.name.replace(root, ""), s: (f.endTime - f.startTime) / 1000 }))
-    .sort((a, b) => b.s - a.s);
+  const files = report.testResults.map((f) => ({ name: f.name.replace(root, ""), s: (f.endTime - f.startTime) / 1000 })).sort((a, b) => b.s - a.s);
   const profiles = readProfiles(profileDir);
   if (profiles.size === 0) {
     console.log("\nslowest files (wall time, files run in parallel):");
@@ -35,9 +33,7 @@ if (report) {
     printProfile(files, profiles);
   }
   const skipped = report.numPendingTests + report.numTodoTests;
-  console.log(
-    `\nvitest: ${report.numPassedTests} passed, ${report.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""),
-  );
+  console.log(`\nvitest: ${report.numPassedTests} passed, ${report.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
 
   for (const file of report.testResults) {
     const name = file.name.replace(root, "");

@@ -158,7 +158,10 @@ function ownUrn(name: string, parent: pulumi.Resource | undefined): Promise<stri
   return new Promise((resolve) => {
     urn.apply((u) => resolve(u));
     // URNs are known even in a preview; should one not be, the session goes without rather than waiting.
-    outputIsKnown(urn).then((known) => known || resolve(undefined), () => resolve(undefined));
+    outputIsKnown(urn).then(
+      (known) => known || resolve(undefined),
+      () => resolve(undefined),
+    );
   });
 }
 
@@ -200,8 +203,6 @@ function closure(name: string, params: number, captured: string, body: string): 
 export const STORED_PROVIDER_TEXT =
   "exports.handler = __f0;\n\n" +
   `var __provider = {${FORWARDS.map(([m], i) => `${m}: __f${i + 1}`).join(", ")}};\n\n` +
-  FORWARDS.map(([, params, target], i) =>
-    closure(`__f${i + 1}`, params.split(", ").length, "", `(${params}) => require("pulumi-remote-browser/provider").${target}(${params})`),
-  ).join("\n") +
+  FORWARDS.map(([, params, target], i) => closure(`__f${i + 1}`, params.split(", ").length, "", `(${params}) => require("pulumi-remote-browser/provider").${target}(${params})`)).join("\n") +
   "\n" +
   closure("__f0", 0, "provider: __provider, ", "() => provider");

@@ -9,16 +9,7 @@
 import { RemoteBrowserError, isRemoteBrowserError, type ErrorCode } from "../client/errors";
 export { BrowserSession } from "./browserSession";
 export type { BrowserSessionArgs, ShareLanguage } from "./browserSession";
-export {
-  getImages,
-  getImagesOutput,
-  getLocations,
-  getLocationsOutput,
-  getSessions,
-  getSessionsOutput,
-  getUsage,
-  getUsageOutput,
-} from "./functions";
+export { getImages, getImagesOutput, getLocations, getLocationsOutput, getSessions, getSessionsOutput, getUsage, getUsageOutput } from "./functions";
 export type { FunctionOptions, FunctionOutputOptions } from "./functions";
 export { reviewProgram } from "./reviewProgram";
 export type {

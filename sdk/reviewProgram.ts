@@ -54,8 +54,7 @@ export async function reviewProgram() {
       waitForCapacitySeconds,
     });
   }
-  const each = <T>(f: (s: BrowserSession) => pulumi.Output<T>) =>
-    pulumi.all(Object.fromEntries(Object.entries(sessions).map(([b, s]) => [b, f(s)])));
+  const each = <T>(f: (s: BrowserSession) => pulumi.Output<T>) => pulumi.all(Object.fromEntries(Object.entries(sessions).map(([b, s]) => [b, f(s)])));
 
   const stack = pulumi.getStack();
   return {
@@ -111,8 +110,7 @@ function readHttpUrl(config: pulumi.Config, key: string, required: boolean): str
 /** The capacity wait the sessions will use: their own, else the provider's configuration, else 0. */
 function effectiveCapacityWait(own: number | undefined): number {
   if (own !== undefined) return own;
-  const raw =
-    new pulumi.Config("remote-browser").get("waitForCapacitySeconds") ?? process.env.REMOTE_BROWSER_WAIT_FOR_CAPACITY_SECONDS;
+  const raw = new pulumi.Config("remote-browser").get("waitForCapacitySeconds") ?? process.env.REMOTE_BROWSER_WAIT_FOR_CAPACITY_SECONDS;
   const n = Number(raw ?? 0);
   return Number.isFinite(n) && n > 0 ? n : 0;
 }
@@ -146,11 +144,7 @@ function parseList(raw: string): string[] {
   throw new pulumi.RunError(`browsers must be a JSON list or comma-separated image ids, got "${raw}"`);
 }
 
-function checkCapacity(
-  usage: { runningSessionsRemaining: number; runningSessionLimit: number; cycleSessionsRemaining: number | null },
-  starting: string[],
-  ownWait: number | undefined,
-): void {
+function checkCapacity(usage: { runningSessionsRemaining: number; runningSessionLimit: number; cycleSessionsRemaining: number | null }, starting: string[], ownWait: number | undefined): void {
   const needed = starting.length;
   if (needed === 0) return;
   // The capacity wait covers the running limit only; sessions per billing cycle are not waited for.
@@ -165,10 +159,7 @@ function checkCapacity(
   if (usage.runningSessionsRemaining >= needed) return;
   if (wait > 0) {
     // The SDK's log call resolves once the line is sent and never rejects; the program does not wait on it.
-    void pulumi.log.info(
-      `${usage.runningSessionsRemaining} free running slot(s) for ${needed} new session(s): ` +
-        `each session waits up to ${wait} s for a slot`,
-    );
+    void pulumi.log.info(`${usage.runningSessionsRemaining} free running slot(s) for ${needed} new session(s): ` + `each session waits up to ${wait} s for a slot`);
     return;
   }
   throw new pulumi.RunError(

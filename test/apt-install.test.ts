@@ -37,11 +37,7 @@ describe("scripts/apt-install.sh", () => {
     dirs.push(dir);
     const log = path.join(dir, "log");
     // apt-get that takes a while and writes when it starts and ends, its arguments and whether it saw the marker.
-    fs.writeFileSync(
-      path.join(dir, "apt-get"),
-      `#!/usr/bin/env bash\necho "start $$ $* marker=\${PRB_TEST_RUN:-none}" >> "${log}"\nsleep 0.3\necho "end $$" >> "${log}"\n`,
-      { mode: 0o755 },
-    );
+    fs.writeFileSync(path.join(dir, "apt-get"), `#!/usr/bin/env bash\necho "start $$ $* marker=\${PRB_TEST_RUN:-none}" >> "${log}"\nsleep 0.3\necho "end $$" >> "${log}"\n`, { mode: 0o755 });
     const env = { ...process.env, PATH: `${dir}:${process.env.PATH}`, PRB_TEST_RUN: "marker-of-this-run", PRB_APT_LOCK: path.join(dir, "lock") };
     const results = await Promise.all([run(["postgresql"], env), run(["python3-venv"], env), run(["maven", "default-jdk-headless"], env)]);
     for (const r of results) expect(r.code, r.stderr).toBe(0);

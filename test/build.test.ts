@@ -25,10 +25,7 @@ describe("the build before the e2e tests", () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "prb-build-"));
     fs.mkdirSync(path.join(dir, "src"));
     fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "fixture", private: true }));
-    fs.writeFileSync(
-      path.join(dir, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { module: "commonjs", target: "ES2022", rootDir: ".", outDir: "dist", types: [] }, include: ["src"] }),
-    );
+    fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "commonjs", target: "ES2022", rootDir: ".", outDir: "dist", types: [] }, include: ["src"] }));
     fs.symlinkSync(path.join(__dirname, "..", "node_modules"), path.join(dir, "node_modules"));
     fs.writeFileSync(source(), "export const a = 1;\n");
   });

@@ -64,7 +64,10 @@ describe("updates proposed by Dependabot", () => {
   const config = parse(fs.readFileSync(path.join(root, ".github", "dependabot.yml"), "utf8")) as { version: number; updates: Update[] };
 
   it("finds a manifest that no entry covers, by ecosystem and folder", () => {
-    const updates: Update[] = [{ "package-ecosystem": "npm", directories: ["/", "/examples/a"] }, { "package-ecosystem": "gomod", directory: "/engine" }];
+    const updates: Update[] = [
+      { "package-ecosystem": "npm", directories: ["/", "/examples/a"] },
+      { "package-ecosystem": "gomod", directory: "/engine" },
+    ];
     expect(
       uncovered(
         [

@@ -30,7 +30,7 @@ describe("GitHub expressions as the runner evaluates them", () => {
     ["!github.event.repository.private", true],
     ["secrets.UNSET != ''", false],
     ["secrets.SET != ''", true],
-    ["fromJSON('[\"5\",\"8\"]')", ["5", "8"]],
+    ['fromJSON(\'["5","8"]\')', ["5", "8"]],
     ["(1 < 2) && !(2 <= 1)", true],
     ["'it''s'", "it's"],
   ])("%s", (expr, expected) => {

@@ -26,6 +26,8 @@ describe("scripts/hosts.sh", () => {
   it("with no language host on PATH or in the cache: says plainly that nothing ran, names what is missing and where it looked, exits 0", async () => {
     const r = await hostsScript();
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^hosts: NOT RUN: no Pulumi language host found on PATH or in \S+\/cache\/pulumi-language-hosts\/v3\.248\.0 \(pulumi-language-nodejs pulumi-language-python pulumi-language-go\)/m);
+    expect(r.stdout).toMatch(
+      /^hosts: NOT RUN: no Pulumi language host found on PATH or in \S+\/cache\/pulumi-language-hosts\/v3\.248\.0 \(pulumi-language-nodejs pulumi-language-python pulumi-language-go\)/m,
+    );
   });
 });

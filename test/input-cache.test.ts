@@ -51,7 +51,12 @@ describe("cachedFolder", () => {
   it("removes entries unused for two hours beyond the three last used, and keeps recent ones", async () => {
     const root = tmp();
     const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
-    for (const [name, h] of [["old1", 5], ["old2", 4], ["old3", 3], ["recent", 1]] as const) {
+    for (const [name, h] of [
+      ["old1", 5],
+      ["old2", 4],
+      ["old3", 3],
+      ["recent", 1],
+    ] as const) {
       fs.mkdirSync(path.join(root, name));
       fs.writeFileSync(path.join(root, name, ".complete"), "");
       fs.utimesSync(path.join(root, name), hoursAgo(h), hoursAgo(h));

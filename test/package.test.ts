@@ -87,15 +87,11 @@ describe("the packed package", () => {
     const problems: string[] = [];
     for (const file of files.filter((f) => /\.(js|d\.ts)$/.test(f))) {
       const text = fs.readFileSync(path.join(root, file), "utf8");
-      const specifiers = file.endsWith(".d.ts")
-        ? [...text.matchAll(/(?:from\s+|import\s*\(\s*)"([^"]+)"/g)].map((m) => m[1])
-        : [...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
+      const specifiers = file.endsWith(".d.ts") ? [...text.matchAll(/(?:from\s+|import\s*\(\s*)"([^"]+)"/g)].map((m) => m[1]) : [...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
       for (const spec of specifiers) {
         if (spec.startsWith(".")) {
           const base = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec));
-          const candidates = file.endsWith(".d.ts")
-            ? [`${base}.d.ts`, `${base}/index.d.ts`, base.replace(/\.js$/, ".d.ts")]
-            : [`${base}.js`, `${base}/index.js`, base, `${base}.json`];
+          const candidates = file.endsWith(".d.ts") ? [`${base}.d.ts`, `${base}/index.d.ts`, base.replace(/\.js$/, ".d.ts")] : [`${base}.js`, `${base}/index.js`, base, `${base}.json`];
           if (!candidates.some((c) => files.includes(c))) problems.push(`${file}: ${spec} is not in the tarball`);
         } else if (spec.startsWith("node:") || builtins.has(spec)) {
           continue;

@@ -61,7 +61,10 @@ beforeAll(async () => {
   // npm prints the lifecycle scripts it runs on standard output, before the tarball's name.
   packOutput = await run("npm", ["pack", "--pack-destination", base], { cwd: clone });
   const tarball = path.join(base, `${manifest.name}-${manifest.version}.tgz`);
-  packed = (await run("tar", ["-tzf", tarball])).split("\n").filter(Boolean).map((f) => f.replace(/^package\//, ""));
+  packed = (await run("tar", ["-tzf", tarball]))
+    .split("\n")
+    .filter(Boolean)
+    .map((f) => f.replace(/^package\//, ""));
 
   project = path.join(base, "project");
   fs.mkdirSync(project);
@@ -127,11 +130,7 @@ describe("npm pack in a fresh clone", () => {
 
 describe("npm publish in the same clone", () => {
   it("runs the same build before it packs (a dry run, against a registry that refuses every connection)", async () => {
-    const { status, stdout, stderr } = await runStatus(
-      "npm",
-      ["publish", "--dry-run", "--json", "--registry", `http://${refuserAddress}/`, "--fetch-retries=0"],
-      { cwd: clone },
-    );
+    const { status, stdout, stderr } = await runStatus("npm", ["publish", "--dry-run", "--json", "--registry", `http://${refuserAddress}/`, "--fetch-retries=0"], { cwd: clone });
     expect(status, stderr).toBe(0);
     // With --json, npm announces the scripts it runs on standard error.
     expect(stderr).toContain(`> ${manifest.name}@${manifest.version} prepack`);

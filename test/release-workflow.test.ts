@@ -99,10 +99,7 @@ describe("the build job", () => {
     const run = jobRun("build", pushed("v1.2.3"));
     const results = await run.all();
     expect(results.filter((r) => r.ran && r.code !== 0).map((r) => `${r.step.name}: ${r.out}`)).toEqual([]);
-    expect(run.world.commandLines("sudo")).toEqual([
-      "sudo apt-get update -q",
-      "sudo apt-get install -y -q --no-install-recommends postgresql maven default-jdk-headless python3-venv osslsigncode",
-    ]);
+    expect(run.world.commandLines("sudo")).toEqual(["sudo apt-get update -q", "sudo apt-get install -y -q --no-install-recommends postgresql maven default-jdk-headless python3-venv osslsigncode"]);
     expect(run.world.commandLines("npm")).toEqual(["npm ci --no-audit --no-fund", "npm test", "npm run release -- --version 1.2.3 --out dist-release"]);
     const build = results.find((r) => r.step.name === "Build the release")!;
     expect(build.out).toContain("pulumi-resource-remote-browser-v1.2.3-linux-amd64.tar.gz: OK");

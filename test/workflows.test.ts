@@ -126,8 +126,7 @@ const allJobs: Array<[string, Workflow, string]> = [
   ["review-sessions-sweep.yml find", sweepFlow, "find"],
   ["review-sessions-sweep.yml destroy", sweepFlow, "destroy"],
 ];
-const contextsFor = (flow: Workflow, extra: { secrets?: Record<string, string> } = {}) =>
-  flow === deployFlow ? pullRequest({ secrets: extra.secrets }) : sweep({ pr: "7", secrets: extra.secrets });
+const contextsFor = (flow: Workflow, extra: { secrets?: Record<string, string> } = {}) => (flow === deployFlow ? pullRequest({ secrets: extra.secrets }) : sweep({ pr: "7", secrets: extra.secrets }));
 /** Every job that hands the stack's passphrase to a step, i.e. that reads or writes the stack's secrets. */
 const jobsWithSecrets = allJobs.filter(([label]) => !label.endsWith("find"));
 const reusable = [deployFlow, sweepFlow];
@@ -146,7 +145,10 @@ describe("the workflows refuse a self-managed backend without a passphrase", () 
     }
     // Not vacuous: the jobs really pass the passphrase on.
     for (const [label, flow, jobId] of jobsWithSecrets) {
-      expect(flow.jobs[jobId]!.steps.some((s) => s.env?.PULUMI_CONFIG_PASSPHRASE), label).toBe(true);
+      expect(
+        flow.jobs[jobId]!.steps.some((s) => s.env?.PULUMI_CONFIG_PASSPHRASE),
+        label,
+      ).toBe(true);
     }
   });
 
@@ -233,14 +235,22 @@ describe("the idempotency secret: the review sessions' keys cannot be computed f
   });
 
   it.each(allJobs)("%s: without it the job stops at its first step, before anything talks to the backend", async (_label, flow, jobId) => {
-    const ctx = flow === deployFlow ? pullRequest({ action: jobId === "close" ? "closed" : "opened", secrets: { REMOTE_BROWSER_IDEMPOTENCY_SECRET: "" } }) : sweep({ pr: "7", prs: '["7"]', secrets: { REMOTE_BROWSER_IDEMPOTENCY_SECRET: "" } });
+    const ctx =
+      flow === deployFlow
+        ? pullRequest({ action: jobId === "close" ? "closed" : "opened", secrets: { REMOTE_BROWSER_IDEMPOTENCY_SECRET: "" } })
+        : sweep({ pr: "7", prs: '["7"]', secrets: { REMOTE_BROWSER_IDEMPOTENCY_SECRET: "" } });
     const run = jobRun(flow, jobId, ctx, { stacks: listed(STACK), prStates: { "7": "CLOSED" } });
     const actions: string[] = [];
     const results = await run.all((step) => {
       actions.push(step.name ?? step.uses ?? "");
     });
     expect(results[0]!.code).not.toBe(0);
-    expect(results.slice(1).filter((r) => r.ran).map((r) => r.step.name)).toEqual(jobId === "deploy" ? ["Remove the plain links from the runner"] : []);
+    expect(
+      results
+        .slice(1)
+        .filter((r) => r.ran)
+        .map((r) => r.step.name),
+    ).toEqual(jobId === "deploy" ? ["Remove the plain links from the runner"] : []);
     expect(actions).toEqual([]);
     expect(run.world.calls()).toEqual([]);
   });
@@ -254,7 +264,9 @@ describe("the service's key and address are checked before any step uses them", 
     ["sweep audit", sweepFlow, "audit"],
   ])("%s: a missing key or an address that is not a plain http(s) one stops the job, naming what to set, printing neither", async (_label, flow, jobId) => {
     const check = (secrets: Record<string, string>, inputs: Record<string, string> = {}) =>
-      jobRun(flow, jobId, flow === deployFlow ? pullRequest({ action: jobId === "close" ? "closed" : "opened", secrets, inputs }) : sweep({ pr: "7", secrets, inputs })).step("Check the service settings");
+      jobRun(flow, jobId, flow === deployFlow ? pullRequest({ action: jobId === "close" ? "closed" : "opened", secrets, inputs }) : sweep({ pr: "7", secrets, inputs })).step(
+        "Check the service settings",
+      );
     for (const key of ["", "  ", "\n"]) {
       const r = await check({ REMOTE_BROWSER_API_KEY: key });
       expect(r.code).not.toBe(0);
@@ -353,9 +365,7 @@ describe("the provider comes at the workflows' own version, or from the caller's
     const r = await run.step("Install the provider");
     expect(r.code, r.out).toBe(0);
     const calls = run.world.calls().filter((c) => c.cmd === "npm");
-    expect(calls.map((c) => [c.cmd, ...c.argv].join(" "))).toEqual([
-      `npm install --ignore-scripts --no-audit --no-fund pulumi-remote-browser@${manifest.version} @pulumi/pulumi@3.248.0`,
-    ]);
+    expect(calls.map((c) => [c.cmd, ...c.argv].join(" "))).toEqual([`npm install --ignore-scripts --no-audit --no-fund pulumi-remote-browser@${manifest.version} @pulumi/pulumi@3.248.0`]);
     expect(calls[0]!.cwd).toBe(tools(run));
     expect(JSON.parse(fs.readFileSync(path.join(tools(run), "package.json"), "utf8"))).toEqual({ name: "review-sessions", private: true });
   });
@@ -472,12 +482,31 @@ describe("the deploy job's inputs: checked before use, each refusal naming its i
     };
     const { r, argv } = await upOf(inputs);
     expect(argv).toEqual([
-      "node_modules/pulumi-remote-browser/dist/runner/cli.js", "up",
-      "--program", expect.stringMatching(/review-sessions\/node_modules\/pulumi-remote-browser\/dist\/sdk\/reviewProgram\.js$/),
-      "--project", "pr-environment", "--stack", STACK, "--backend-env", "PULUMI_BACKEND_URL", "--no-refresh",
-      "--config", "prNumber=7", "--config", "previewUrl=https://pr-7.acme.test/", "--config", "pullRequestUrl=https://github.com/acme/webapp/pull/7",
-      "--config", "browsers=chrome,edge", "--config", "shareLanguage=de", "--config", "waitForCapacitySeconds=900",
-      "--outputs-file", expect.stringMatching(/outputs\.json$/),
+      "node_modules/pulumi-remote-browser/dist/runner/cli.js",
+      "up",
+      "--program",
+      expect.stringMatching(/review-sessions\/node_modules\/pulumi-remote-browser\/dist\/sdk\/reviewProgram\.js$/),
+      "--project",
+      "pr-environment",
+      "--stack",
+      STACK,
+      "--backend-env",
+      "PULUMI_BACKEND_URL",
+      "--no-refresh",
+      "--config",
+      "prNumber=7",
+      "--config",
+      "previewUrl=https://pr-7.acme.test/",
+      "--config",
+      "pullRequestUrl=https://github.com/acme/webapp/pull/7",
+      "--config",
+      "browsers=chrome,edge",
+      "--config",
+      "shareLanguage=de",
+      "--config",
+      "waitForCapacitySeconds=900",
+      "--outputs-file",
+      expect.stringMatching(/outputs\.json$/),
     ]);
     // The job's outputs: the stack, the session ids and the message, no link.
     expect(r.outputs).toEqual({ stack: STACK, "session-ids": JSON.stringify(SESSION_IDS), message: REVIEWERS });
@@ -598,7 +627,9 @@ describe("closing a pull request destroys its stack and checks that it is gone",
     const exists = await jobRun(deployFlow, "close", pullRequest({ action: "closed" }), { stacks: listed("pr-6-r111", STACK) }).step("Does the stack exist?");
     expect(exists.code, exists.out).toBe(0);
     expect(exists.outputs).toEqual({ exists: "true" });
-    const missing = await jobRun(deployFlow, "close", pullRequest({ action: "closed" }), { stacks: [...listed("pr-6-r111", "pr-7-r1112"), { name: `acme/other/${STACK}` }] }).step("Does the stack exist?");
+    const missing = await jobRun(deployFlow, "close", pullRequest({ action: "closed" }), { stacks: [...listed("pr-6-r111", "pr-7-r1112"), { name: `acme/other/${STACK}` }] }).step(
+      "Does the stack exist?",
+    );
     expect(missing.code, missing.out).toBe(0);
     expect(missing.outputs).toEqual({ exists: "false" });
     expect(missing.out).toContain(`Stack ${STACK} does not exist: nothing to destroy.`);
@@ -645,9 +676,7 @@ describe("closing a pull request destroys its stack and checks that it is gone",
     const r = await run.step("Update the comment for reviewers");
     expect(r.code, r.out).toBe(0);
     const [edited, untouched] = run.world.comments();
-    expect(edited!.body).toBe(
-      `<!-- pr-environment -->\n### Review environment \`${STACK}\`\n\nThe pull request is closed: its browser sessions have ended and the stack is removed.\n`,
-    );
+    expect(edited!.body).toBe(`<!-- pr-environment -->\n### Review environment \`${STACK}\`\n\nThe pull request is closed: its browser sessions have ended and the stack is removed.\n`);
     expect(untouched).toEqual(theirs);
 
     const none = jobRun(deployFlow, "close", pullRequest({ action: "closed" }), { comments: [theirs] });
@@ -666,8 +695,7 @@ describe("whole jobs, steps chosen by their own `if:`", () => {
   const deployed = { outputs: { shareUrls: LINKS, reviewers: REVIEWERS, sessionIds: SESSION_IDS }, secretOutputs: ["shareUrls"] };
 
   it("which job runs: deploy on a push, close on close, neither for a fork's pull request nor on a schedule; the sweep only on a schedule or by hand", async () => {
-    const runs = (action: string, fork = false, event?: string) =>
-      ["deploy", "close"].filter((jobId) => jobRun(deployFlow, jobId, pullRequest({ action, fork, event })).jobRuns());
+    const runs = (action: string, fork = false, event?: string) => ["deploy", "close"].filter((jobId) => jobRun(deployFlow, jobId, pullRequest({ action, fork, event })).jobRuns());
     expect(runs("opened")).toEqual(["deploy"]);
     expect(runs("synchronize")).toEqual(["deploy"]);
     expect(runs("reopened")).toEqual(["deploy"]);
@@ -696,7 +724,18 @@ describe("whole jobs, steps chosen by their own `if:`", () => {
     ]);
     const runner = run.world.calls("node").filter((c) => c.argv[0]!.endsWith("cli.js"));
     expect(runner.map((c) => c.argv[1])).toEqual(["refresh", "up"]);
-    expect(runner[0]!.argv).toEqual(["node_modules/pulumi-remote-browser/dist/runner/cli.js", "refresh", "--clear-pending-creates", "--stack", STACK, "--project", "pr-environment", "--backend-env", "PULUMI_BACKEND_URL", "--quiet"]);
+    expect(runner[0]!.argv).toEqual([
+      "node_modules/pulumi-remote-browser/dist/runner/cli.js",
+      "refresh",
+      "--clear-pending-creates",
+      "--stack",
+      STACK,
+      "--project",
+      "pr-environment",
+      "--backend-env",
+      "PULUMI_BACKEND_URL",
+      "--quiet",
+    ]);
     expect(runner[1]!.argv).toContain("waitForCapacitySeconds=120");
     const upEnv = results.find((r) => r.step.id === "up")!.env;
     expect(upEnv.REMOTE_BROWSER_API_KEY).toBe(SECRETS.REMOTE_BROWSER_API_KEY);
@@ -720,12 +759,21 @@ describe("whole jobs, steps chosen by their own `if:`", () => {
     expect(results.filter((r) => !r.ran).map((r) => r.step.name ?? r.step.uses)).toContain("Comment for reviewers");
     expect(run.world.comments()).toEqual([]);
     // A new stack: nothing to recover, no refresh before the up.
-    expect(run.world.calls("node").filter((c) => c.argv[0]!.endsWith("cli.js")).map((c) => c.argv[1])).toEqual(["up"]);
+    expect(
+      run.world
+        .calls("node")
+        .filter((c) => c.argv[0]!.endsWith("cli.js"))
+        .map((c) => c.argv[1]),
+    ).toEqual(["up"]);
     noSecretInArguments(run.world);
   });
 
   it("a failed up stops the job before any link is read, and still cleans the runner", async () => {
-    const run = jobRun(deployFlow, "deploy", pullRequest({ secrets: { SHARE_LINKS_PASSPHRASE: "p" } }), { stacks: listed(STACK), ...deployed, upError: "error: the account has 0 free running slot(s)" });
+    const run = jobRun(deployFlow, "deploy", pullRequest({ secrets: { SHARE_LINKS_PASSPHRASE: "p" } }), {
+      stacks: listed(STACK),
+      ...deployed,
+      upError: "error: the account has 0 free running slot(s)",
+    });
     const results = await run.all();
     expect(results.filter((r) => r.code !== 0).map((r) => r.step.id)).toEqual(["up"]);
     expect(results.filter((r) => r.ran).at(-1)!.step.name).toBe("Remove the plain links from the runner");
@@ -1036,13 +1084,24 @@ describe("what a user writes: the example workflow, and this repository's own ca
 
   it("gives every required input and secret, and only ones the reusable workflows declare", () => {
     const user = parse(example) as { jobs: Record<string, { uses: string; with?: Record<string, unknown>; secrets?: Record<string, unknown> }> };
-    const own = [ownFlow, ownSweepFlow].flatMap((f) => Object.values(parse(fs.readFileSync(path.join(root, ".github", "workflows", f.file), "utf8")).jobs as Record<string, { uses?: string; with?: Record<string, unknown>; secrets?: Record<string, unknown> }>)).filter((j) => j.uses);
+    const own = [ownFlow, ownSweepFlow]
+      .flatMap((f) =>
+        Object.values(
+          parse(fs.readFileSync(path.join(root, ".github", "workflows", f.file), "utf8")).jobs as Record<string, { uses?: string; with?: Record<string, unknown>; secrets?: Record<string, unknown> }>,
+        ),
+      )
+      .filter((j) => j.uses);
     const callers = [...Object.values(user.jobs), ...own];
     expect(own.map((j) => j.uses)).toEqual(["./.github/workflows/review-sessions.yml", "./.github/workflows/review-sessions-sweep.yml"]);
     for (const call of callers) {
       const file = call.uses!.replace(/^(remote-browser\/pulumi-remote-browser\/|\.\/)/, "").replace(/@v\d+$/, "");
-      const declared = (parse(fs.readFileSync(path.join(root, file), "utf8")) as { on: { workflow_call: { inputs: Record<string, { required?: boolean }>; secrets: Record<string, { required?: boolean }> } } }).on.workflow_call;
-      for (const [kind, given] of [["inputs", call.with ?? {}], ["secrets", call.secrets ?? {}]] as const) {
+      const declared = (
+        parse(fs.readFileSync(path.join(root, file), "utf8")) as { on: { workflow_call: { inputs: Record<string, { required?: boolean }>; secrets: Record<string, { required?: boolean }> } } }
+      ).on.workflow_call;
+      for (const [kind, given] of [
+        ["inputs", call.with ?? {}],
+        ["secrets", call.secrets ?? {}],
+      ] as const) {
         const table = declared[kind];
         for (const name of Object.keys(given)) expect(Object.keys(table), `${call.uses} ${kind} ${name}`).toContain(name);
         for (const [name, spec] of Object.entries(table)) if (spec.required) expect(Object.keys(given), `${call.uses} needs ${name}`).toContain(name);

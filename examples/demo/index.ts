@@ -13,11 +13,12 @@ export = async () => {
   const url = config.get("url") ?? "https://example.com/";
 
   const [{ images }, { locations }, usage] = await Promise.all([getImages(), getLocations(), getUsage()]);
-  const browsers = images.filter((i) => i.enabled).map((i) => i.id).slice(0, 3);
+  const browsers = images
+    .filter((i) => i.enabled)
+    .map((i) => i.id)
+    .slice(0, 3);
   if (usage.runningSessionsRemaining < browsers.length) {
-    throw new Error(
-      `the account has ${usage.runningSessionsRemaining} free running slot(s) but this review needs ${browsers.length}`,
-    );
+    throw new Error(`the account has ${usage.runningSessionsRemaining} free running slot(s) but this review needs ${browsers.length}`);
   }
   const country = locations.find((l) => l.code === "de")?.code ?? locations[0]?.code;
 

@@ -19,18 +19,23 @@ const graph = importGraph(PRODUCTION, ["index.ts"]);
 const sources = new Map(
   [...PRODUCTION.flatMap((f) => tsFiles(join(ROOT, f))), join(ROOT, "index.ts")].map((file) => [
     relative(ROOT, file).replace(/\\/g, "/").replace(/\.ts$/, ""),
-    readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "").replace(/\s\/\/ .*$/gm, ""),
+    readFileSync(file, "utf8")
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .replace(/^\s*\/\/.*$/gm, "")
+      .replace(/\s\/\/ .*$/gm, ""),
   ]),
 );
 
 /** The modules whose source matches `pattern`. */
-const matching = (pattern: RegExp, under = "") => [...sources].filter(([m, text]) => m.startsWith(under) && pattern.test(text)).map(([m]) => m).sort();
+const matching = (pattern: RegExp, under = "") =>
+  [...sources]
+    .filter(([m, text]) => m.startsWith(under) && pattern.test(text))
+    .map(([m]) => m)
+    .sort();
 
 const CLAIMS: Record<string, () => void> = {
   "core-knows-no-engine": () => {
-    const engineSide = [...packageImports(["core"])].flatMap(([m, p]) =>
-      [...p].filter((name) => /^@pulumi\/|^@grpc\/|^google-protobuf$/.test(name)).map((name) => `${m} -> ${name}`),
-    );
+    const engineSide = [...packageImports(["core"])].flatMap(([m, p]) => [...p].filter((name) => /^@pulumi\/|^@grpc\/|^google-protobuf$/.test(name)).map((name) => `${m} -> ${name}`));
     expect(engineSide).toEqual([]);
     for (const above of ["engine-conventions/", "dynamic/", "plugin/", "sdk/", "runner/", "release/", "index"]) expect(reaches(graph, "core/", above), above).toEqual([]);
     expect(matching(/["'`]__\w/, "core/"), "a __ field").toEqual([]);
@@ -50,7 +55,10 @@ const CLAIMS: Record<string, () => void> = {
       // A require or dynamic import of the provider would load it outside the stored provider.
       expect(/require\(\s*["']\.\.\/dynamic|import\(\s*["']\.\.\/dynamic/.test(text), m).toBe(false);
     }
-    expect(valueImports.every((i) => i.endsWith("../dynamic/wireFields")), valueImports.join(", ")).toBe(true);
+    expect(
+      valueImports.every((i) => i.endsWith("../dynamic/wireFields")),
+      valueImports.join(", "),
+    ).toBe(true);
     expect(valueImports.length).toBeGreaterThan(0);
     expect(reaches(graph, "sdk/", "dynamic/").length).toBeGreaterThan(valueImports.length - 1);
   },
@@ -58,13 +66,7 @@ const CLAIMS: Record<string, () => void> = {
     // The marks of a reach: a module loaded as the SDK resolves it, its protocol modules, its server's
     // registration, its scripts' paths, the members of its classes outside their documented interface.
     const reach = /sdkRequire\(|["']\.\/proto\/|@pulumi\/pulumi\/proto|\.addService\s*=|cmd\[?[\\/]|cmd\/|run-plugin|dynamic-provider|\.isKnown\b|createRequire\(/;
-    expect(matching(reach)).toEqual([
-      "engine-conventions/liveness",
-      "engine-conventions/pulumiSdk",
-      "engine-conventions/sdkInternals",
-      "plugin/provider",
-      "release/bundledSdk",
-    ]);
+    expect(matching(reach)).toEqual(["engine-conventions/liveness", "engine-conventions/pulumiSdk", "engine-conventions/sdkInternals", "plugin/provider", "release/bundledSdk"]);
   },
   "conventions-stated-once": () => {
     expect(matching(/"::"|urn:pulumi/)).toEqual(["engine-conventions/wire"]);
@@ -80,7 +82,9 @@ const CLAIMS: Record<string, () => void> = {
     expect(graph.get("plugin/server")).toContain("plugin/rpc");
     expect(graph.get("plugin/handlers")).toContain("plugin/rpc");
     // The types: BrowserSession is the served schema's one native resource, and the handlers route it by its token.
-    const native = Object.entries(servedSchema().resources).filter(([, r]) => !r.isComponent).map(([t]) => t);
+    const native = Object.entries(servedSchema().resources)
+      .filter(([, r]) => !r.isComponent)
+      .map(([t]) => t);
     expect(native).toEqual([BROWSER_SESSION]);
     expect(graph.get("plugin/handlers")).toContain("plugin/identity");
     expect(matching(/BROWSER_SESSION/, "plugin/")).toEqual(["plugin/handlers", "plugin/identity", "plugin/packageSchema", "plugin/reviewSessions"]);
@@ -89,7 +93,10 @@ const CLAIMS: Record<string, () => void> = {
     const bundle = sources.get("release/bundle")!;
     const replaced = /path\.join\(root, ((?:"[\w-]+", )*"[\w-]+")\) \? \{ path: path\.join\(root, "release", "bundledSdk\.ts"\)/.exec(bundle);
     expect(replaced, "release/bundle.ts names the module it replaces").not.toBeNull();
-    const target = replaced![1]!.split(", ").map((p) => JSON.parse(p) as string).join("/");
+    const target = replaced![1]!
+      .split(", ")
+      .map((p) => JSON.parse(p) as string)
+      .join("/");
     expect(target).toBe("engine-conventions/pulumiSdk");
     for (const m of [target, "release/bundledSdk"]) expect(sources.get(m), m).toMatch(/export function sdkRequire\(id: string\): unknown/);
   },

@@ -13,7 +13,11 @@ const FRONTS = ["dynamic/", "plugin/", "sdk/", "runner/", "release/", "index"];
 
 describe("the import rules of docs/architecture.md", () => {
   it("reads the whole project: every production folder has modules, and imports between them are found", () => {
-    for (const folder of PRODUCTION) expect([...graph.keys()].some((m) => m.startsWith(`${folder}/`)), folder).toBe(true);
+    for (const folder of PRODUCTION)
+      expect(
+        [...graph.keys()].some((m) => m.startsWith(`${folder}/`)),
+        folder,
+      ).toBe(true);
     expect(graph.get("plugin/resource")).toContain("core/controller");
     expect(graph.get("core/controller")).toContain("core/context");
   });

@@ -46,7 +46,9 @@ function sourcesOf(folders: readonly string[], files: readonly string[]): Map<st
   const out = new Map<string, { file: string; specifiers: string[] }>();
   const sources = [...folders.flatMap((f) => tsFiles(join(ROOT, f))), ...files.map((f) => join(ROOT, f))];
   for (const file of sources) {
-    const text = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    const text = readFileSync(file, "utf8")
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .replace(/^\s*\/\/.*$/gm, "");
     out.set(moduleName(file), { file, specifiers: [...text.matchAll(SPECIFIER)].map((m) => m[1] ?? m[2] ?? m[3]!) });
   }
   return out;

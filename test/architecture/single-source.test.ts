@@ -49,7 +49,7 @@ describe("the TypeScript SDK's hand-written declarations agree with the tables",
       const expected = normal(inputDoc(field as InputField, "jsdoc"));
       expect(docOf(args.get(name)!), name).toBe(expected);
       // Optional in the SDK exactly when the field is.
-      expect(((args.get(name)!.flags & ts.SymbolFlags.Optional) === 0), name).toBe((field as { required?: boolean }).required === true);
+      expect((args.get(name)!.flags & ts.SymbolFlags.Optional) === 0, name).toBe((field as { required?: boolean }).required === true);
     }
   });
 

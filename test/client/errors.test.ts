@@ -129,9 +129,7 @@ describe("service refusals through the client", () => {
     t.emu.control.fault({ operation: "remove", kind: "error", count: 10 });
     const err = await thrown(() => client.removeSession(vmId));
     expect(err).toMatchObject({ code: "service", operation: "end session", vmId, serverMessage: "injected fault" });
-    expect(err.message).toBe(
-      `end session failed: the service reported a fault on its side (error); service message: "injected fault"; vmId ${vmId}`,
-    );
+    expect(err.message).toBe(`end session failed: the service reported a fault on its side (error); service message: "injected fault"; vmId ${vmId}`);
     expect(t.requests("remove")).toHaveLength(3);
   });
 
@@ -201,9 +199,7 @@ describe("the error family", () => {
     await collect(() => t.client({ baseUrl: t.emu.origin.replace(/:\d+$/, ":1") }).quota());
 
     expect(errors).toHaveLength(10);
-    expect(new Set(errors.map((e) => (e as RemoteBrowserError).code))).toEqual(
-      new Set(["denied", "insecure", "rate_limited", "service", "network", "timeout", "insecure_transport"]),
-    );
+    expect(new Set(errors.map((e) => (e as RemoteBrowserError).code))).toEqual(new Set(["denied", "insecure", "rate_limited", "service", "network", "timeout", "insecure_transport"]));
     for (const err of errors) {
       expect(isRemoteBrowserError(err)).toBe(true);
       expect((err as Error).message).not.toContain(key);
@@ -217,7 +213,13 @@ describe("errorFromAnswer (a refusal of the service as an error of the family)",
   const rows: Array<[string, { status: "denied" | "upgrade" | "insecure" | "error"; message?: string; reason?: string }, string, RegExp, boolean]> = [
     ["denied", { status: "denied", message: "invalid API key" }, "denied", /^read quota failed: the service refused the request \(denied\); service message: "invalid API key"$/, false],
     ["upgrade", { status: "upgrade", message: "limit" }, "upgrade", /the account's plan does not include this or one of its limits is reached \(upgrade\)/, false],
-    ["insecure, rate limited", { status: "insecure", reason: "rate_limited" }, "rate_limited", /the per-key rate limit was exceeded \(insecure, reason rate_limited\); service message: "\(no message\)"$/, true],
+    [
+      "insecure, rate limited",
+      { status: "insecure", reason: "rate_limited" },
+      "rate_limited",
+      /the per-key rate limit was exceeded \(insecure, reason rate_limited\); service message: "\(no message\)"$/,
+      true,
+    ],
     ["insecure, another reason", { status: "insecure", reason: "suspicious_request" }, "insecure", /a security check failed \(insecure, reason suspicious_request\)/, false],
     ["insecure, no reason", { status: "insecure" }, "insecure", /a security check failed \(insecure\);/, false],
     ["error", { status: "error", message: "boom" }, "service", /the service reported a fault on its side \(error\); service message: "boom"/, false],

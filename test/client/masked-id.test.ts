@@ -23,7 +23,13 @@ describe("masked ids", () => {
   it("agree with the reading of each run as one or more hidden characters on every small case", () => {
     // The reference: each run of mask characters as `.+`, on ids short enough for a regular expression.
     const reference = (masked: string, vmId: string) =>
-      new RegExp(`^${masked.split(/[*•…]+/u).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".+")}$`, "su").test(vmId);
+      new RegExp(
+        `^${masked
+          .split(/[*•…]+/u)
+          .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+          .join(".+")}$`,
+        "su",
+      ).test(vmId);
     const alphabet = ["a", "b", "*"];
     const words = (n: number): string[] => (n === 0 ? [""] : words(n - 1).flatMap((w) => alphabet.map((c) => w + c)));
     let compared = 0;

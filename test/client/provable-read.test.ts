@@ -24,10 +24,13 @@ describe("reading one session's status", () => {
   });
 
   it("fails, saying why, when every answer lists other sessions than the one asked about; an empty answer is still 'no such session'", async () => {
-    let answer = { status: "ok", data: [
-      { id: "vm-********beef", status: "deleted", name: "Google Chrome", created: "2026-11-26T00:00:01.000Z" },
-      { id: "vm-********0001", status: "running", name: "Google Chrome", created: "2026-11-26T00:00:00.000Z" },
-    ] };
+    let answer = {
+      status: "ok",
+      data: [
+        { id: "vm-********beef", status: "deleted", name: "Google Chrome", created: "2026-11-26T00:00:01.000Z" },
+        { id: "vm-********0001", status: "running", name: "Google Chrome", created: "2026-11-26T00:00:00.000Z" },
+      ],
+    };
     let calls = 0;
     const server = createServer((_req, res) => {
       calls++;

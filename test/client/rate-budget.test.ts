@@ -124,7 +124,13 @@ describe("RequestBudget", () => {
   it("lowers the rate once for a burst of calls whose turn their caller took (the status board's), and keeps their Retry-After", async () => {
     // Every reading of this clock is later than the one before: a refusal is never at its call's send time.
     let t = 0;
-    const budget = new RequestBudget({ now: () => ++t, after: (_ms, fn) => { const x = setImmediate(fn); return () => clearImmediate(x); } });
+    const budget = new RequestBudget({
+      now: () => ++t,
+      after: (_ms, fn) => {
+        const x = setImmediate(fn);
+        return () => clearImmediate(x);
+      },
+    });
     const agent = new MockAgent();
     agent.disableNetConnect();
     agent

@@ -148,10 +148,7 @@ describe("StatusBoard", () => {
       turn: async () => {},
       read: async (vmId) => (reads.push(vmId), entry(vmId, "starting")),
       // vm-aaaaaaaa0001's own entry is missing; the agreeing one was created a second later.
-      list: async () => [
-        { ...entry("vm-********0001", "starting"), created: "2026-11-26T00:00:01.000Z" },
-        ...ids.slice(1).map((id) => entry(masked(id), "starting")),
-      ],
+      list: async () => [{ ...entry("vm-********0001", "starting"), created: "2026-11-26T00:00:01.000Z" }, ...ids.slice(1).map((id) => entry(masked(id), "starting"))],
     };
     const board = new StatusBoard(s, () => 0);
     await board.look(ids[0]); // read on its own (one waiting): its creation time is now known

@@ -117,11 +117,7 @@ describe("answers that do not match the API", () => {
   );
 
   /** A tiny service that answers every request with `body`, and records the request URLs. */
-  async function serve(
-    body: unknown,
-    httpStatus = 200,
-    headers: Record<string, string> = {},
-  ): Promise<{ baseUrl: string; hits: () => number; urls: string[] }> {
+  async function serve(body: unknown, httpStatus = 200, headers: Record<string, string> = {}): Promise<{ baseUrl: string; hits: () => number; urls: string[] }> {
     const urls: string[] = [];
     server = createServer((req, res) => {
       urls.push(req.url ?? "");

@@ -10,7 +10,7 @@ import { thrown, useEmulator } from "../helpers/emulator";
  * piece of it is scrubbed before it becomes a warning, an error, an output or the state.
  */
 const t = useEmulator({ prepMs: 40 });
-const KEY = "rb_test_key+with/odd\"q\\s";
+const KEY = 'rb_test_key+with/odd"q\\s';
 
 // The proxy rewrites the service's answers, untyped JSON, in place.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an answer of the service as JSON, any of its fields rewritten

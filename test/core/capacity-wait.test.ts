@@ -23,9 +23,7 @@ async function blocker(): Promise<string> {
  * what a test changes: the inputs, the account's key, the signs to stop, and what happens after each of
  * the provider's sleeps (the capacity wait's pauses, and the poll's once a session started).
  */
-function waiter(
-  over: { inputs?: Record<string, unknown>; apiKey?: string; engineAlive?: () => boolean; afterSleep?: (ms: number) => unknown } = {},
-) {
+function waiter(over: { inputs?: Record<string, unknown>; apiKey?: string; engineAlive?: () => boolean; afterSleep?: (ms: number) => unknown } = {}) {
   const clock = virtualClock();
   const sleep = async (ms: number) => {
     await clock.sleep(ms);
@@ -108,9 +106,7 @@ describe("the capacity wait (createV8's attempts under one key)", () => {
     const { create, clock } = waiter({ inputs: { waitForCapacitySeconds: 3 } });
     const err = await thrown(create);
     expect(err).toMatchObject({ code: "upgrade" });
-    expect((err as Error).message).toContain(
-      "no running slot became free within the 3 s capacity wait (1 of 1 running sessions in use; waitForCapacitySeconds)",
-    );
+    expect((err as Error).message).toContain("no running slot became free within the 3 s capacity wait (1 of 1 running sessions in use; waitForCapacitySeconds)");
     const waited = clock.slept.reduce((a, b) => a + b, 0);
     expect(waited).toBeLessThanOrEqual(3_000);
     expect(clock.slept.length).toBeGreaterThan(2);
@@ -158,8 +154,7 @@ describe("what an upgrade refusal means (capacityStep, endingMakesRoom)", () => 
       ...over,
     }) as QuotaAnswer;
   const at = (now: number, random = 0.5) => ({ now: () => now, random: () => random });
-  const step = (quota: QuotaAnswer | undefined, wait = capacityWait(0), now = 0, waitMs = 60_000) =>
-    capacityStep({ refusal, quota, wait, waitMs, clock: at(now) });
+  const step = (quota: QuotaAnswer | undefined, wait = capacityWait(0), now = 0, waitMs = 60_000) => capacityStep({ refusal, quota, wait, waitMs, clock: at(now) });
 
   it("is final with no wait, or with the cycle used up: the refusal itself is thrown", () => {
     expect(step(undefined)).toEqual({ kind: "final", error: refusal });
@@ -262,13 +257,9 @@ describe("idempotency keys", () => {
   // Fixed values: a key must come out the same in the next release too, or a `pulumi up` interrupted
   // before an upgrade would start a second session after it.
   it("derives a generation's key from the seed, the key it replaces and the API inputs", () => {
-    expect(generationKey({ seed: "stack/app", inputs: { browser: "chrome", url: "https://a/" } })).toBe(
-      `prb-${sha('stack/app\n\n{"browser":"chrome","url":"https://a/"}').slice(0, 48)}`,
-    );
+    expect(generationKey({ seed: "stack/app", inputs: { browser: "chrome", url: "https://a/" } })).toBe(`prb-${sha('stack/app\n\n{"browser":"chrome","url":"https://a/"}').slice(0, 48)}`);
     expect(generationKey({ seed: "stack/app", previousKey: "prb-old", inputs: { browser: "chrome" } })).toBe(`prb-${sha('stack/app\nprb-old\n{"browser":"chrome"}').slice(0, 48)}`);
-    expect(generationKey({ seed: "stack/app", inputs: { browser: "chrome", url: null, country: undefined } })).toBe(
-      generationKey({ seed: "stack/app", inputs: { browser: "chrome" } }),
-    );
+    expect(generationKey({ seed: "stack/app", inputs: { browser: "chrome", url: null, country: undefined } })).toBe(generationKey({ seed: "stack/app", inputs: { browser: "chrome" } }));
   });
 
   it("steps from a key to the next by the session it answered with", () => {

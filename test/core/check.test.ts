@@ -166,9 +166,7 @@ describe("check (v8)", () => {
 
   it("lets the unknown value of a preview through for every field", async () => {
     const news = Object.fromEntries(
-      ["browser", "url", "language", "layout", "country", "egress", "shareLanguage", "callbackUrl", "idempotencyKey", "readyTimeoutSeconds", "requireLocation"].map(
-        (k) => [k, UNKNOWN],
-      ),
+      ["browser", "url", "language", "layout", "country", "egress", "shareLanguage", "callbackUrl", "idempotencyKey", "readyTimeoutSeconds", "requireLocation"].map((k) => [k, UNKNOWN]),
     );
     expect(await failuresOf(t.provider(), news)).toEqual([]);
     expect(await failuresOf(t.provider({ apiVersion: "v7" }), news)).toEqual([]);

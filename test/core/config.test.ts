@@ -79,7 +79,10 @@ describe("loadConfig", () => {
 
 describe("structured values (`pulumi config set --path`), as a program and the dynamic provider receive them: JSON text", () => {
   it("refuses an object or list as apiKey, never sending its text as the bearer key, and without repeating it", () => {
-    for (const [text, what] of [['{"k":"rb_live_in_an_object_0123"}', "an object"], ['["rb_live_in_a_list_0123"]', "a list"]] as const) {
+    for (const [text, what] of [
+      ['{"k":"rb_live_in_an_object_0123"}', "an object"],
+      ['["rb_live_in_a_list_0123"]', "a list"],
+    ] as const) {
       const err = (() => {
         try {
           loadConfig(from({ apiKey: text, baseUrl: "https://api.example.invalid/v8" }), {});

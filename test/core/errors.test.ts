@@ -5,16 +5,7 @@ import * as vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import * as ts from "typescript";
 import * as pkg from "../../sdk";
-import {
-  AccountMismatchError,
-  EngineGoneError,
-  NotRunningInTimeError,
-  PreparationFailedError,
-  RemoteBrowserError,
-  SessionKeptError,
-  errorFromAnswer,
-  isRemoteBrowserError,
-} from "../../client/errors";
+import { AccountMismatchError, EngineGoneError, NotRunningInTimeError, PreparationFailedError, RemoteBrowserError, SessionKeptError, errorFromAnswer, isRemoteBrowserError } from "../../client/errors";
 import { asInitFailure, settlement } from "../../core/controller";
 import type { WaitOutcome } from "../../core/launch";
 
@@ -98,8 +89,7 @@ describe("the package's one error family", () => {
   });
 });
 
-const entry = (status: string, extra: Record<string, unknown> = {}) =>
-  ({ id: "vm-5", status, name: "Google Chrome", created: "2026-01-01T00:00:00Z", ...extra }) as never;
+const entry = (status: string, extra: Record<string, unknown> = {}) => ({ id: "vm-5", status, name: "Google Chrome", created: "2026-01-01T00:00:00Z", ...extra }) as never;
 
 describe("settlement: what the wait's outcome means for create", () => {
   const s = { vmId: "vm-5", timeoutMs: 30_000, country: "de", requireLocation: false };
@@ -115,7 +105,12 @@ describe("settlement: what the wait's outcome means for create", () => {
     ["failed preparation", { kind: "failed", entry: entry("error"), polls: 1 }, {}, { kind: "remove", code: "preparation_failed", message: /preparation ended in state "error"/ }],
     ["ended while starting", { kind: "ended", entry: entry("deleted"), polls: 1 }, {}, { kind: "fail", code: "ended_while_starting", message: /ended \(state "deleted"\)/ }],
     ["unknown to the service", { kind: "unknown", polls: 1 }, {}, { kind: "fail", code: "ended_while_starting" }],
-    ["timeout", { kind: "timeout", last: "starting", polls: 9 }, {}, { kind: "remove", code: "not_running_in_time", message: /not running after 30 s \(last state "starting"\); raise readyTimeoutSeconds/ }],
+    [
+      "timeout",
+      { kind: "timeout", last: "starting", polls: 9 },
+      {},
+      { kind: "remove", code: "not_running_in_time", message: /not running after 30 s \(last state "starting"\); raise readyTimeoutSeconds/ },
+    ],
     ["engine gone", { kind: "engine-gone", polls: 2 }, {}, { kind: "fail", code: "engine_gone", message: /leaving it for the next update/ }],
     ["update cancelled", { kind: "cancelled", polls: 2 }, {}, { kind: "remove", code: "cancelled", message: /update was cancelled while session vm-5 was starting/ }],
   ];

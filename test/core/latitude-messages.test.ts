@@ -11,13 +11,19 @@ const WRONG = "rb_wrong_key_latitude_1111111111";
 
 describe("messages made of refusals that repeat the credentials", () => {
   it("say the key was refused without repeating it", async () => {
-    const err = (await t.provider({ apiKey: WRONG }).create({ browser: "chrome", __seed: "latitude" }).catch((e: unknown) => e)) as Error;
+    const err = (await t
+      .provider({ apiKey: WRONG })
+      .create({ browser: "chrome", __seed: "latitude" })
+      .catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(/refused the API key/);
     expect(err.message).not.toContain(WRONG);
   });
 
   it("carry not the configured key either, when the service repeats it in another refusal", async () => {
-    const err = (await t.client().removeSession("vm-000000000000").catch((e: unknown) => e)) as Error;
+    const err = (await t
+      .client()
+      .removeSession("vm-000000000000")
+      .catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(/unknown session/);
     expect(err.message).not.toContain(t.emu.apiKey);
   });

@@ -69,7 +69,11 @@ describe("diff", () => {
     expect(provider().diff(id, outs, withoutUrl).replaces).toEqual(["url"]);
   });
 
-  for (const [property, value] of [["readyTimeoutSeconds", 120], ["requireLocation", false], ["shareLanguage", "en"]] as const) {
+  for (const [property, value] of [
+    ["readyTimeoutSeconds", 120],
+    ["requireLocation", false],
+    ["shareLanguage", "en"],
+  ] as const) {
     it(`changes ${property} in place, without a replacement`, async () => {
       const { id, outs } = await created();
       expect(provider().diff(id, outs, { ...INPUTS, [property]: value })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: true });
@@ -80,7 +84,11 @@ describe("diff", () => {
     const { id, outs } = await created();
     const news = { ...INPUTS, shareLanguage: "ja", readyTimeoutSeconds: 120 };
     expect(provider().diff(id, outs, { ...news, __replaceOnChanges: ["shareLanguage"] }).replaces).toEqual(["shareLanguage"]);
-    expect(provider().diff(id, outs, { ...news, __replaceOnChanges: ["*"] }).replaces.sort()).toEqual(["readyTimeoutSeconds", "shareLanguage"]);
+    expect(
+      provider()
+        .diff(id, outs, { ...news, __replaceOnChanges: ["*"] })
+        .replaces.sort(),
+    ).toEqual(["readyTimeoutSeconds", "shareLanguage"]);
     expect(provider().diff(id, outs, { ...INPUTS, __replaceOnChanges: ["shareLanguage"] }).changes).toBe(false);
   });
 

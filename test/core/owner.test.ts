@@ -17,7 +17,11 @@ function otherAccount(add = true) {
   return t.provider({ apiKey: OTHER_KEY });
 }
 
-const running = () => t.emu.control.sessions().filter((s) => s.status === "running").map((s) => s.vmId);
+const running = () =>
+  t.emu.control
+    .sessions()
+    .filter((s) => s.status === "running")
+    .map((s) => s.vmId);
 
 /**
  * A created session's outputs as a build before versions were recorded wrote them: no `__stateVersion`, and

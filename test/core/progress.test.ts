@@ -187,11 +187,7 @@ describe("progress on the session's own row (provider against the emulator)", ()
     const { seen, diagnostics } = recording();
     await t.provider({ deps: { clock, diagnostics } }).create({ browser: "chrome", __seed: "review/pr-7/pr-7-chrome", __urn: URN });
     expect(seen.every((d) => d.urn === URN && d.ephemeral && d.severity === "info")).toBe(true);
-    expect(seen.map((d) => d.message)).toEqual([
-      "starting: 1s waited (state starting)",
-      "starting: 2s waited (state starting)",
-      "running after 2s",
-    ]);
+    expect(seen.map((d) => d.message)).toEqual(["starting: 1s waited (state starting)", "starting: 2s waited (state starting)", "running after 2s"]);
   });
 
   it("sends none without a URN (a program of an earlier release)", async () => {

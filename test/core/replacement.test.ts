@@ -49,12 +49,7 @@ describe("a replacement with the inputs of the session it replaces", () => {
       .requests()
       .filter((r) => r.operation === "create" || r.operation === "quota" || r.operation === "remove")
       .map((r) => `${r.operation} ${r.status}`);
-    expect(calls).toEqual([
-      ...Array.from({ length: 4 }, () => ["create upgrade", "quota ok"]).flat(),
-      "quota ok",
-      "remove ok",
-      "create ok",
-    ]);
+    expect(calls).toEqual([...Array.from({ length: 4 }, () => ["create upgrade", "quota ok"]).flat(), "quota ok", "remove ok", "create ok"]);
     expect(clock.slept.slice(0, 3)).toEqual([375, 563, 844]);
     expect(t.warnings).toEqual([
       `BrowserSession: the account's running limit is reached (1 of 1); waiting up to 3 s for a free slot`,

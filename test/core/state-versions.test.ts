@@ -171,7 +171,10 @@ describe("a record this version cannot read", () => {
       { owner, version: 0 },
       { owner, version: 2.5 },
     ]) {
-      expect(code(() => recordedState("vm-a", record, identity, "x")), JSON.stringify(record)).toBe("account_mismatch");
+      expect(
+        code(() => recordedState("vm-a", record, identity, "x")),
+        JSON.stringify(record),
+      ).toBe("account_mismatch");
     }
     // A version that fits is taken as it is.
     expect(recordedState("vm-a", { owner: legacy, version: 2 }, identity, "x")).toEqual({ version: 2, owner: legacy });

@@ -33,7 +33,11 @@ describe("a status that cannot be proven", () => {
     expect(read.id).toBe(b);
     expect(read.props).toEqual(recorded);
     expect(t.warnings).toHaveLength(1);
-    expect(t.warnings[0]).toMatch(new RegExp(`refreshing session ${b}: 3 status answers for this id did not list it alone \\(the last: 3 entries, none provably this session\\).*It stays in the stack as recorded \\(status "running", not confirmed\\); a destroy still ends it`));
+    expect(t.warnings[0]).toMatch(
+      new RegExp(
+        `refreshing session ${b}: 3 status answers for this id did not list it alone \\(the last: 3 entries, none provably this session\\).*It stays in the stack as recorded \\(status "running", not confirmed\\); a destroy still ends it`,
+      ),
+    );
 
     await provider.delete(id, recorded);
     expect(statusOf(b!)).not.toBe("running");
@@ -64,7 +68,9 @@ describe("a status that cannot be proven", () => {
     const provider = t.provider();
     const several = await thrown(() => readById(provider.ctx, a!, "importing"));
     expect(several).toMatchObject({ code: "import_failed", vmId: a });
-    expect(several.message).toMatch(/importing: 3 status answers for this id did not list it alone .*; 2 listed entries agree with the id, so which is this session cannot be told and nothing was imported/);
+    expect(several.message).toMatch(
+      /importing: 3 status answers for this id did not list it alone .*; 2 listed entries agree with the id, so which is this session cannot be told and nothing was imported/,
+    );
 
     const unlisted = `vm-${"0".repeat(a!.length - 3)}`;
     const none = await thrown(() => provider.create({ browser: "chrome", __seed: "p/s/none", __adoptVmId: unlisted }));

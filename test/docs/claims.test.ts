@@ -107,7 +107,12 @@ function commandsRunning(named: string, current: readonly string[], floor: reado
   const file = named.replace(/\/$/, "");
   if (under("test/hosts")(file)) return ["npm run test:hosts"];
   if (!under("test/e2e")(file)) return ["npm test", "npm run test:floor"];
-  const e2eFiles = file.endsWith(".test.ts") ? [file] : fs.readdirSync(path.join(root, file)).filter((f) => f.endsWith(".test.ts")).map((f) => `${file}/${f}`);
+  const e2eFiles = file.endsWith(".test.ts")
+    ? [file]
+    : fs
+        .readdirSync(path.join(root, file))
+        .filter((f) => f.endsWith(".test.ts"))
+        .map((f) => `${file}/${f}`);
   return [
     ...(e2eFiles.some((f) => E2E_IN_NPM_TEST.includes(f)) ? ["npm test"] : []),
     ...(e2eFiles.some((f) => !E2E_IN_NPM_TEST.includes(f)) ? ["npm run test:e2e"] : []),
@@ -135,11 +140,17 @@ describe("the ledger's commands are the cells that run its files", () => {
   });
 
   it("every e2e file is in a cell, and the other cells' files are the e2e cell's", () => {
-    const e2e = fs.readdirSync(path.join(root, "test/e2e")).filter((f) => f.endsWith(".test.ts")).map((f) => `test/e2e/${f}`);
+    const e2e = fs
+      .readdirSync(path.join(root, "test/e2e"))
+      .filter((f) => f.endsWith(".test.ts"))
+      .map((f) => `test/e2e/${f}`);
     expect(E2E_IN_NPM_TEST.filter((f) => !e2e.includes(f))).toEqual([]);
     for (const cell of ["current", "floor"]) {
       expect(cellFiles(cell).length, cell).toBeGreaterThan(0);
-      expect(cellFiles(cell).filter((f) => E2E_IN_NPM_TEST.includes(f) || !e2e.includes(f)), cell).toEqual([]);
+      expect(
+        cellFiles(cell).filter((f) => E2E_IN_NPM_TEST.includes(f) || !e2e.includes(f)),
+        cell,
+      ).toEqual([]);
     }
   });
 });

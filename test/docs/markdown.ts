@@ -183,4 +183,3 @@ export function typescriptSnippets(): Snippet[] {
       .map((b) => ({ where: `${page}:${b.line}`, code: b.code })),
   );
 }
-

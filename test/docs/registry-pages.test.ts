@@ -33,7 +33,11 @@ const REGISTRY_DOC_LINT: Array<[RegExp, string]> = [
   [/\]\((?!https?:\/\/)[^)]*\.md[)#]/, "md-suffixed-link"],
 ];
 const lintFindings = (text: string) =>
-  text.split("\n").flatMap((line, i) => REGISTRY_DOC_LINT.filter(([re]) => re.test(line)).slice(0, 1).map(([, kind]) => `${i + 1}: ${kind}: ${line.slice(0, 120)}`));
+  text.split("\n").flatMap((line, i) =>
+    REGISTRY_DOC_LINT.filter(([re]) => re.test(line))
+      .slice(0, 1)
+      .map(([, kind]) => `${i + 1}: ${kind}: ${line.slice(0, 120)}`),
+  );
 
 describe("the pages the registry publishes", () => {
   it.each(PAGES)("%s links only to its own anchors, other sites, and this repository at the release's tag", (page) => {

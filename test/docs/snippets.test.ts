@@ -81,22 +81,27 @@ describe("the TypeScript examples of the user's pages", () => {
     expect((await compileAll()).wrong.join("\n")).toMatch(/browsr/);
   }, 180_000);
 
-  it.each(dynamicSnippets().map((s) => [s.where, s] as const))("%s runs under the runtime mocks: its resources register and its exports resolve", async (_where, s) => {
-    const before = engine.registrations.length;
-    // What the engine would answer for a running session, so that the outputs the example exports resolve.
-    for (const [, name] of s.code.matchAll(/new BrowserSession\("([^"]+)"/g)) {
-      engine.outputs.set(name!, { vmId: `vm-${name}`, shareUrl: `https://share.example.test/${name}`, shareUrlPath: `/${name}`, status: "running", browserName: "Google Chrome" });
-    }
-    const file = path.join(dir, `run-${engine.registrations.length}-${Math.random().toString(36).slice(2)}.ts`);
-    const sdk = path.relative(dir, path.join(root, "sdk", "index")).split(path.sep).join("/");
-    fs.writeFileSync(file, s.code.replaceAll(`"${DYNAMIC}"`, `"${sdk}"`));
-    const exported = (await import(file)) as Record<string, unknown>;
-    const values = await Promise.all(
-      Object.values(exported).map((v) => (pulumi.Output.isInstance(v) ? new Promise((resolve) => v.apply(resolve)) : Promise.resolve(v))),
-    );
-    expect(values.filter((v) => v === undefined)).toEqual([]);
-    const declared = (s.code.match(/new BrowserSession\(/g) ?? []).length;
-    const registered = engine.registrations.slice(before).filter((r) => r.type === "pulumi-nodejs:dynamic/remote-browser:BrowserSession");
-    expect(registered.length).toBe(declared);
-  }, 30_000);
+  it.each(dynamicSnippets().map((s) => [s.where, s] as const))(
+    "%s runs under the runtime mocks: its resources register and its exports resolve",
+    async (_where, s) => {
+      const before = engine.registrations.length;
+      // What the engine would answer for a running session, so that the outputs the example exports resolve.
+      for (const [, name] of s.code.matchAll(/new BrowserSession\("([^"]+)"/g)) {
+        engine.outputs.set(name!, { vmId: `vm-${name}`, shareUrl: `https://share.example.test/${name}`, shareUrlPath: `/${name}`, status: "running", browserName: "Google Chrome" });
+      }
+      const file = path.join(dir, `run-${engine.registrations.length}-${Math.random().toString(36).slice(2)}.ts`);
+      const sdk = path
+        .relative(dir, path.join(root, "sdk", "index"))
+        .split(path.sep)
+        .join("/");
+      fs.writeFileSync(file, s.code.replaceAll(`"${DYNAMIC}"`, `"${sdk}"`));
+      const exported = (await import(file)) as Record<string, unknown>;
+      const values = await Promise.all(Object.values(exported).map((v) => (pulumi.Output.isInstance(v) ? new Promise((resolve) => v.apply(resolve)) : Promise.resolve(v))));
+      expect(values.filter((v) => v === undefined)).toEqual([]);
+      const declared = (s.code.match(/new BrowserSession\(/g) ?? []).length;
+      const registered = engine.registrations.slice(before).filter((r) => r.type === "pulumi-nodejs:dynamic/remote-browser:BrowserSession");
+      expect(registered.length).toBe(declared);
+    },
+    30_000,
+  );
 });

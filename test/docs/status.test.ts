@@ -59,13 +59,11 @@ describe("the release status", () => {
   });
 
   it.each(USER_PAGES)("%s: every section that names an unreleased artifact says it is unreleased", (page) => {
-    const bad = pageSections(read(page)).flatMap((s) =>
-      unreleased.filter((a) => a.page.test(s.text) && !SAYS_UNRELEASED.test(s.text)).map((a) => `${page}:${s.line}: ${a.name}`),
-    );
+    const bad = pageSections(read(page)).flatMap((s) => unreleased.filter((a) => a.page.test(s.text) && !SAYS_UNRELEASED.test(s.text)).map((a) => `${page}:${s.line}: ${a.name}`));
     expect(bad).toEqual([]);
   });
 
-  it("every install-table row installs today from a release built from a clone, and marks its registry line \"(once published)\"", () => {
+  it('every install-table row installs today from a release built from a clone, and marks its registry line "(once published)"', () => {
     const tables = ["README.md", "docs/installation-configuration.md"].flatMap((page) =>
       blocks(read(page)).flatMap((b) => (b.kind === "table" && b.rows[0]!.some((c) => /^Install today/.test(c)) ? [{ page, b }] : [])),
     );
@@ -100,7 +98,10 @@ describe("facts stated one way", () => {
     const names = Object.keys(schema.functions ?? {}).map((token) => token.split(":")[2]!);
     expect(names).toContain("getSessions");
     for (const page of ["docs/_index.md", "docs/browser-session.md", "README.md"]) {
-      expect(names.filter((n) => !read(page).includes(`\`${n}\``)), page).toEqual([]);
+      expect(
+        names.filter((n) => !read(page).includes(`\`${n}\``)),
+        page,
+      ).toEqual([]);
     }
   });
 

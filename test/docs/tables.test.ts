@@ -17,14 +17,23 @@ describe(`${PAGE} against the code's tables`, () => {
     if (table?.kind !== "table") throw new Error("no inputs table");
     const rows = table.rows.slice(1).map((r) => ({ name: names(r[0]!)[0]!, replaces: /^replace/.test(r.at(-1)!) }));
     expect(rows.map((r) => r.name)).toEqual(Object.keys(INPUTS));
-    expect(rows.filter((r) => r.replaces).map((r) => r.name)).toEqual(Object.entries(INPUTS).filter(([, f]) => f.onChange === "replace").map(([n]) => n));
+    expect(rows.filter((r) => r.replaces).map((r) => r.name)).toEqual(
+      Object.entries(INPUTS)
+        .filter(([, f]) => f.onChange === "replace")
+        .map(([n]) => n),
+    );
   });
 
   it("the outputs sentence names every output, the secret ones as secret", () => {
     const sentence = /^Outputs: every input, plus ([\s\S]*?)\.\n/m.exec(text)?.[1] ?? "";
     expect(names(sentence).sort()).toEqual(Object.keys(OUTPUTS).sort());
     const secret = [...sentence.matchAll(/`(\w+)` \(secret\)/g)].map((m) => m[1]!);
-    expect(secret.sort()).toEqual(Object.entries(OUTPUTS).filter(([, f]) => "secret" in f && f.secret).map(([n]) => n).sort());
+    expect(secret.sort()).toEqual(
+      Object.entries(OUTPUTS)
+        .filter(([, f]) => "secret" in f && f.secret)
+        .map(([n]) => n)
+        .sort(),
+    );
   });
 
   it("the error codes named are the package's error family, every one of them", () => {

@@ -11,10 +11,7 @@ export type AuditRun = { code: number | null; stdout: string; stderr: string };
  * sweep workflow does. With `backendUrl`, on that backend; without, on the backend the work folder's
  * project names (a stack's own). `cwd` runs it from another folder with no `--work-dir`.
  */
-export function runAudit(
-  account: { apiKey: string; apiBaseUrl: string },
-  opts: { workDir: string; backendUrl?: string; cwd?: string; args?: string[] },
-): Promise<AuditRun> {
+export function runAudit(account: { apiKey: string; apiBaseUrl: string }, opts: { workDir: string; backendUrl?: string; cwd?: string; args?: string[] }): Promise<AuditRun> {
   const { projectDir, pulumiBin } = inject("e2e");
   const runner = path.join(projectDir, "node_modules", "pulumi-remote-browser", "dist", "runner", "cli.js");
   fs.mkdirSync(opts.workDir, { recursive: true });

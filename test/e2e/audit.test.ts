@@ -41,90 +41,104 @@ async function scenario(backend: "file" | "postgres"): Promise<void> {
   const control = emu.control;
   const opts = { sharedEmulator: emu, backendUrl, destroy: false };
   try {
-    await withStack("sessions.js", async (held: E2EStack) => {
-      await withStack("sessions.js", async (pending: E2EStack) => {
-        await withStack("sessions.js", async (forced: E2EStack) => {
-          await Promise.all([
-            held.run("up", { config: { browsers: BROWSER.held } }),
-            forced.run("up", { config: { browsers: BROWSER.forced } }),
-          ]);
-          const rm = await forced.cli(["stack", "rm", "--force", "--yes"]);
-          expect(rm.code, rm.stderr).toBe(0);
+    await withStack(
+      "sessions.js",
+      async (held: E2EStack) => {
+        await withStack(
+          "sessions.js",
+          async (pending: E2EStack) => {
+            await withStack(
+              "sessions.js",
+              async (forced: E2EStack) => {
+                await Promise.all([held.run("up", { config: { browsers: BROWSER.held } }), forced.run("up", { config: { browsers: BROWSER.forced } })]);
+                const rm = await forced.cli(["stack", "rm", "--force", "--yes"]);
+                expect(rm.code, rm.stderr).toBe(0);
 
-          // An `up` killed while its session starts: the engine has not recorded the create.
-          control.preparation({ paused: true });
-          const run = pending.start("up", { config: { browsers: BROWSER.pending } });
-          await until(() => control.sessions().find((s) => s.browser === BROWSER.pending), 60_000, "the pending session");
-          const engine = await until(() => childPids(run.child.pid!).find((pid) => /\bpulumi\b.*\bup\b/.test(commandOf(pid))), 10_000, "the engine");
-          process.kill(engine, "SIGKILL");
-          await run.done;
+                // An `up` killed while its session starts: the engine has not recorded the create.
+                control.preparation({ paused: true });
+                const run = pending.start("up", { config: { browsers: BROWSER.pending } });
+                await until(() => control.sessions().find((s) => s.browser === BROWSER.pending), 60_000, "the pending session");
+                const engine = await until(() => childPids(run.child.pid!).find((pid) => /\bpulumi\b.*\bup\b/.test(commandOf(pid))), 10_000, "the engine");
+                process.kill(engine, "SIGKILL");
+                await run.done;
 
-          const byHand = (await (
-            await fetch(`${emu.apiBaseUrl}/vm/create`, {
-              method: "POST",
-              headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
-              body: JSON.stringify({ browser: BROWSER.byHand }),
-            })
-          ).json()) as CreateAnswer;
-          expect(byHand.status).toBe("ok");
+                const byHand = (await (
+                  await fetch(`${emu.apiBaseUrl}/vm/create`, {
+                    method: "POST",
+                    headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
+                    body: JSON.stringify({ browser: BROWSER.byHand }),
+                  })
+                ).json()) as CreateAnswer;
+                expect(byHand.status).toBe("ok");
 
-          const vmIdOf = (browser: string) => control.sessions().find((s) => s.browser === browser)!.vmId;
-          const before = control.books();
-          control.clearRequests();
-          const first = await runAudit(emu, { workDir: path.join(base, "audit"), backendUrl });
-          expect(first.code, first.stderr + first.stdout).toBe(3);
-          const org = "organization/e2e";
-          expect(rowOf(first.stdout, vmIdOf(BROWSER.held))).toMatch(new RegExp(`Mozilla Firefox\\s+running\\s+\\S+\\s+stack ${org}/${held.name}$`));
-          expect(rowOf(first.stdout, vmIdOf(BROWSER.pending))).toMatch(new RegExp(`Google Chrome\\s+starting\\s+\\S+\\s+pending create in ${org}/${pending.name}$`));
-          expect(rowOf(first.stdout, vmIdOf(BROWSER.forced))).toMatch(/Microsoft Edge\s+running\s+\S+\s+NONE$/);
-          expect(rowOf(first.stdout, byHand.vmId)).toMatch(/Brave\s+(starting|running)\s+\S+\s+NONE$/);
-          expect(first.stdout).toContain("running in the account: 4   held by a stack: 1   pending in a stack: 1   held by none: 2   masked-id collisions: 0");
-          expect(first.stdout).toContain("held by none and older than 0 min: 2\n");
-          // The audit shows no full id: the listed ids are masked.
-          for (const s of control.sessions()) expect(first.stdout).not.toContain(s.vmId);
-          // It started and ended nothing, and asked the service once for the list (and once for the images).
-          const after = control.books();
-          expect([after.createCalls, after.removeCalls, after.started]).toEqual([before.createCalls, before.removeCalls, before.started]);
-          expect(control.requests().map((r) => r.operation).sort()).toEqual(["image", "list"]);
+                const vmIdOf = (browser: string) => control.sessions().find((s) => s.browser === browser)!.vmId;
+                const before = control.books();
+                control.clearRequests();
+                const first = await runAudit(emu, { workDir: path.join(base, "audit"), backendUrl });
+                expect(first.code, first.stderr + first.stdout).toBe(3);
+                const org = "organization/e2e";
+                expect(rowOf(first.stdout, vmIdOf(BROWSER.held))).toMatch(new RegExp(`Mozilla Firefox\\s+running\\s+\\S+\\s+stack ${org}/${held.name}$`));
+                expect(rowOf(first.stdout, vmIdOf(BROWSER.pending))).toMatch(new RegExp(`Google Chrome\\s+starting\\s+\\S+\\s+pending create in ${org}/${pending.name}$`));
+                expect(rowOf(first.stdout, vmIdOf(BROWSER.forced))).toMatch(/Microsoft Edge\s+running\s+\S+\s+NONE$/);
+                expect(rowOf(first.stdout, byHand.vmId)).toMatch(/Brave\s+(starting|running)\s+\S+\s+NONE$/);
+                expect(first.stdout).toContain("running in the account: 4   held by a stack: 1   pending in a stack: 1   held by none: 2   masked-id collisions: 0");
+                expect(first.stdout).toContain("held by none and older than 0 min: 2\n");
+                // The audit shows no full id: the listed ids are masked.
+                for (const s of control.sessions()) expect(first.stdout).not.toContain(s.vmId);
+                // It started and ended nothing, and asked the service once for the list (and once for the images).
+                const after = control.books();
+                expect([after.createCalls, after.removeCalls, after.started]).toEqual([before.createCalls, before.removeCalls, before.started]);
+                expect(
+                  control
+                    .requests()
+                    .map((r) => r.operation)
+                    .sort(),
+                ).toEqual(["image", "list"]);
 
-          // The printed commands: the plain CLI's, which fit any program, and the runner's too, since the runner
-          // made the stack. The plain ones are followed, as printed, in the program's folder.
-          const lines = first.stdout.split("\n").map((l) => l.trim());
-          const fq = `${org}/${pending.name}`;
-          const plain = [`pulumi cancel --yes --stack ${fq}`, `pulumi refresh --clear-pending-creates --yes --stack ${fq}`];
-          for (const command of plain) expect(lines).toContain(command);
-          expect(lines).toContain(
-            `or, as the runner made this stack: pulumi-remote-browser-run refresh --stack ${pending.name} --project e2e --backend-env PULUMI_BACKEND_URL --clear-pending-creates`,
-          );
-          // The backend is named by its variable, never by its value (a PostgreSQL URL may hold a password).
-          expect(first.stdout).not.toContain(backendUrl);
-          control.preparation({ paused: false });
-          for (const command of plain) {
-            const done = await pending.cli(command.split(" ").slice(1));
-            expect(done.code, `${command}: ${done.stderr}`).toBe(0);
-          }
-          const adopted = await pending.run("up", { config: { browsers: BROWSER.pending } });
-          expect((adopted.outputs.vmIds as Record<string, string>)[BROWSER.pending]).toBe(vmIdOf(BROWSER.pending));
+                // The printed commands: the plain CLI's, which fit any program, and the runner's too, since the runner
+                // made the stack. The plain ones are followed, as printed, in the program's folder.
+                const lines = first.stdout.split("\n").map((l) => l.trim());
+                const fq = `${org}/${pending.name}`;
+                const plain = [`pulumi cancel --yes --stack ${fq}`, `pulumi refresh --clear-pending-creates --yes --stack ${fq}`];
+                for (const command of plain) expect(lines).toContain(command);
+                expect(lines).toContain(
+                  `or, as the runner made this stack: pulumi-remote-browser-run refresh --stack ${pending.name} --project e2e --backend-env PULUMI_BACKEND_URL --clear-pending-creates`,
+                );
+                // The backend is named by its variable, never by its value (a PostgreSQL URL may hold a password).
+                expect(first.stdout).not.toContain(backendUrl);
+                control.preparation({ paused: false });
+                for (const command of plain) {
+                  const done = await pending.cli(command.split(" ").slice(1));
+                  expect(done.code, `${command}: ${done.stderr}`).toBe(0);
+                }
+                const adopted = await pending.run("up", { config: { browsers: BROWSER.pending } });
+                expect((adopted.outputs.vmIds as Record<string, string>)[BROWSER.pending]).toBe(vmIdOf(BROWSER.pending));
 
-          // Run inside a project's folder (where `pulumi stack ls` gives short names), for that project.
-          const second = await runAudit(emu, { workDir: path.join(base, "audit"), backendUrl, cwd: held.workDir, args: ["--project", "e2e"] });
-          expect(second.code, second.stderr + second.stdout).toBe(3);
-          expect(rowOf(second.stdout, vmIdOf(BROWSER.pending))).toMatch(new RegExp(`Google Chrome\\s+running\\s+\\S+\\s+stack ${org}/${pending.name}$`));
-          expect(second.stdout).not.toContain("pending create in");
-          expect(second.stdout).toMatch(/held by a stack: 2 {3}pending in a stack: 0 {3}held by none: 2/);
-          // Four sessions in all, the adopted one not started twice.
-          expect(control.books().started).toBe(4);
+                // Run inside a project's folder (where `pulumi stack ls` gives short names), for that project.
+                const second = await runAudit(emu, { workDir: path.join(base, "audit"), backendUrl, cwd: held.workDir, args: ["--project", "e2e"] });
+                expect(second.code, second.stderr + second.stdout).toBe(3);
+                expect(rowOf(second.stdout, vmIdOf(BROWSER.pending))).toMatch(new RegExp(`Google Chrome\\s+running\\s+\\S+\\s+stack ${org}/${pending.name}$`));
+                expect(second.stdout).not.toContain("pending create in");
+                expect(second.stdout).toMatch(/held by a stack: 2 {3}pending in a stack: 0 {3}held by none: 2/);
+                // Four sessions in all, the adopted one not started twice.
+                expect(control.books().started).toBe(4);
 
-          // Every session ended (the stacks' destroys would only end theirs, which the tests of destroy prove):
-          // the audit of a clean account passes.
-          for (const browser of Object.values(BROWSER)) control.endSession(vmIdOf(browser));
-          const last = await runAudit(emu, { workDir: path.join(base, "audit"), backendUrl });
-          expect(last.code, last.stderr + last.stdout).toBe(0);
-          expect(last.stdout).toContain("running in the account: 0");
-          expect(control.books().neverEnded).toBe(0);
-        }, { ...opts, name: `forced-${backend}` });
-      }, { ...opts, name: `pending-${backend}` });
-    }, { ...opts, name: `held-${backend}` });
+                // Every session ended (the stacks' destroys would only end theirs, which the tests of destroy prove):
+                // the audit of a clean account passes.
+                for (const browser of Object.values(BROWSER)) control.endSession(vmIdOf(browser));
+                const last = await runAudit(emu, { workDir: path.join(base, "audit"), backendUrl });
+                expect(last.code, last.stderr + last.stdout).toBe(0);
+                expect(last.stdout).toContain("running in the account: 0");
+                expect(control.books().neverEnded).toBe(0);
+              },
+              { ...opts, name: `forced-${backend}` },
+            );
+          },
+          { ...opts, name: `pending-${backend}` },
+        );
+      },
+      { ...opts, name: `held-${backend}` },
+    );
   } finally {
     await emu.close();
     fs.rmSync(base, { recursive: true, force: true });
@@ -145,49 +159,57 @@ describe("the audit on stacks whose state it cannot trust", () => {
     const emu = await startEmulator({ prepMs: 50 });
     const opts = { sharedEmulator: emu, backendUrl, destroy: false };
     try {
-      await withStack("sessions.js", async (crafted: E2EStack) => {
-        await withStack("sessions.js", async (broken: E2EStack) => {
-          await crafted.run("up", { config: { browsers: "chrome" } });
-          // The broken one needs a stack file to cut in half, made by `stack init`, and a session the audit then
-          // cannot see it hold (held by none), started by hand instead of by an up of the stack.
-          fs.writeFileSync(path.join(broken.workDir, "Pulumi.yaml"), "name: e2e\nruntime: nodejs\n");
-          const init = await broken.cli(["stack", "init"]);
-          expect(init.code, init.stderr).toBe(0);
-          const byHand = await fetch(`${emu.apiBaseUrl}/vm/create`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
-            body: JSON.stringify({ browser: "firefox" }),
-          });
-          expect(((await byHand.json()) as { status: string }).status).toBe("ok");
-          const stackFile = (s: E2EStack) => path.join(base, "backend", ".pulumi", "stacks", "e2e", `${s.name}.json`);
-          // Anyone who can write the backend (a pull request's job can) chooses what the state says.
-          const state = JSON.parse(fs.readFileSync(stackFile(crafted), "utf8"));
-          state.checkpoint.latest.pending_operations = [
-            {
-              type: "creating",
-              resource: {
-                urn: `urn:pulumi:${crafted.name}::e2e::remote-browser:index:BrowserSession::x\n::error::injected\u001b[31m`,
-                type: "remote-browser:index:BrowserSession",
-                inputs: { browser: "edge\r\n::add-mask::x" },
-              },
-            },
-          ];
-          fs.writeFileSync(stackFile(crafted), JSON.stringify(state));
-          const text = fs.readFileSync(stackFile(broken), "utf8");
-          fs.writeFileSync(stackFile(broken), text.slice(0, Math.floor(text.length / 2)));
+      await withStack(
+        "sessions.js",
+        async (crafted: E2EStack) => {
+          await withStack(
+            "sessions.js",
+            async (broken: E2EStack) => {
+              await crafted.run("up", { config: { browsers: "chrome" } });
+              // The broken one needs a stack file to cut in half, made by `stack init`, and a session the audit then
+              // cannot see it hold (held by none), started by hand instead of by an up of the stack.
+              fs.writeFileSync(path.join(broken.workDir, "Pulumi.yaml"), "name: e2e\nruntime: nodejs\n");
+              const init = await broken.cli(["stack", "init"]);
+              expect(init.code, init.stderr).toBe(0);
+              const byHand = await fetch(`${emu.apiBaseUrl}/vm/create`, {
+                method: "POST",
+                headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
+                body: JSON.stringify({ browser: "firefox" }),
+              });
+              expect(((await byHand.json()) as { status: string }).status).toBe("ok");
+              const stackFile = (s: E2EStack) => path.join(base, "backend", ".pulumi", "stacks", "e2e", `${s.name}.json`);
+              // Anyone who can write the backend (a pull request's job can) chooses what the state says.
+              const state = JSON.parse(fs.readFileSync(stackFile(crafted), "utf8"));
+              state.checkpoint.latest.pending_operations = [
+                {
+                  type: "creating",
+                  resource: {
+                    urn: `urn:pulumi:${crafted.name}::e2e::remote-browser:index:BrowserSession::x\n::error::injected\u001b[31m`,
+                    type: "remote-browser:index:BrowserSession",
+                    inputs: { browser: "edge\r\n::add-mask::x" },
+                  },
+                },
+              ];
+              fs.writeFileSync(stackFile(crafted), JSON.stringify(state));
+              const text = fs.readFileSync(stackFile(broken), "utf8");
+              fs.writeFileSync(stackFile(broken), text.slice(0, Math.floor(text.length / 2)));
 
-          const result = await runAudit(emu, { workDir: path.join(base, "audit"), backendUrl });
-          expect(result.code, result.stderr + result.stdout).toBe(3);
-          expect(result.stdout).toMatch(new RegExp(`Stacks that could not be read \\(1\\): .*\\n {2}organization/e2e/${broken.name}: `));
-          expect(result.stdout).toMatch(new RegExp(`Google Chrome\\s+running\\s+\\S+\\s+stack organization/e2e/${crafted.name}$`, "m"));
-          expect(result.stdout).toMatch(/Mozilla Firefox\s+(starting|running)\s+\S+\s+NONE$/m);
-          for (const line of result.stdout.split("\n")) expect(line.trimStart(), line).not.toMatch(/^::/);
-          // eslint-disable-next-line no-control-regex -- no terminal escape may reach the output
-          expect(result.stdout).not.toMatch(/[\u001b\r]/);
-          expect(result.stdout).toContain("BrowserSession::x\\x0a::error::injected\\x1b[31m");
-          expect(result.stdout).toContain("(browser edge\\x0d\\x0a::add-mask::x)");
-        }, { ...opts, name: "broken" });
-      }, { ...opts, name: "crafted" });
+              const result = await runAudit(emu, { workDir: path.join(base, "audit"), backendUrl });
+              expect(result.code, result.stderr + result.stdout).toBe(3);
+              expect(result.stdout).toMatch(new RegExp(`Stacks that could not be read \\(1\\): .*\\n {2}organization/e2e/${broken.name}: `));
+              expect(result.stdout).toMatch(new RegExp(`Google Chrome\\s+running\\s+\\S+\\s+stack organization/e2e/${crafted.name}$`, "m"));
+              expect(result.stdout).toMatch(/Mozilla Firefox\s+(starting|running)\s+\S+\s+NONE$/m);
+              for (const line of result.stdout.split("\n")) expect(line.trimStart(), line).not.toMatch(/^::/);
+              // eslint-disable-next-line no-control-regex -- no terminal escape may reach the output
+              expect(result.stdout).not.toMatch(/[\u001b\r]/);
+              expect(result.stdout).toContain("BrowserSession::x\\x0a::error::injected\\x1b[31m");
+              expect(result.stdout).toContain("(browser edge\\x0d\\x0a::add-mask::x)");
+            },
+            { ...opts, name: "broken" },
+          );
+        },
+        { ...opts, name: "crafted" },
+      );
     } finally {
       await emu.close();
       fs.rmSync(base, { recursive: true, force: true });

@@ -31,7 +31,11 @@ const ROWS: Row[] = [
   { name: "language not a language code", args: { ...chrome, language: "english please" }, message: /language.*must be a language code such as en or de/ },
   { name: "language of the wrong type", args: { ...chrome, language: 5 }, message: /language.*must be a string, got number/ },
   { name: "layout not a layout code", args: { ...chrome, layout: "us layout!" }, message: /layout.*must be a keyboard layout code such as us or de/ },
-  { name: "layout a name, not a code", args: { ...chrome, layout: "dvorak" }, message: /layout.*must be a keyboard layout code such as us or de \(two or three letters, optional subtags\), got "dvorak"/ },
+  {
+    name: "layout a name, not a code",
+    args: { ...chrome, layout: "dvorak" },
+    message: /layout.*must be a keyboard layout code such as us or de \(two or three letters, optional subtags\), got "dvorak"/,
+  },
   { name: "country not listed", args: { ...chrome, country: "zz" }, message: /country.*"zz" is not a listed location; use "auto", a country \(us, /s },
   { name: "city not listed", args: { ...chrome, country: "us-xyz" }, message: /country.*"us-xyz" is not a listed location/ },
   { name: "country empty", args: { ...chrome, country: "" }, message: /country.*must not be empty/ },
@@ -51,15 +55,50 @@ const ROWS: Row[] = [
   { name: "requireLocation of the wrong type", args: { ...chrome, requireLocation: "yes" }, message: /requireLocation.*must be a boolean, got string/ },
   { name: "waitForCapacitySeconds negative", args: { ...chrome, waitForCapacitySeconds: -1 }, message: /waitForCapacitySeconds.*must be from 0 to 3600, got -1/ },
   { name: "no API key configured", args: chrome, apiKey: null, message: /no API key is configured \(set the secret config remote-browser:apiKey or REMOTE_BROWSER_API_KEY\)/ },
-  { name: "a wrong API key", args: chrome, apiKey: "rb_not_the_right_key_0123456789", message: /the service refused the API key \(remote-browser:apiKey, an explicit provider.s apiKey, or REMOTE_BROWSER_API_KEY\)/ },
+  {
+    name: "a wrong API key",
+    args: chrome,
+    apiKey: "rb_not_the_right_key_0123456789",
+    message: /the service refused the API key \(remote-browser:apiKey, an explicit provider.s apiKey, or REMOTE_BROWSER_API_KEY\)/,
+  },
   { name: "an account without programmatic access", args: chrome, apiKey: { account: { programmaticAccess: false } }, message: /programmatic access/i },
   { name: "API version 7 with egress", args: { ...chrome, egress: "residential" }, config: { "remote-browser:apiVersion": "v7" }, message: /egress.*is not offered by API version 7/ },
-  { name: "API version 7 with an idempotency key", args: { ...chrome, idempotencyKey: "pr-42" }, config: { "remote-browser:apiVersion": "v7" }, message: /idempotencyKey.*is not offered by API version 7/ },
-  { name: "API version 7 with a city code", args: { ...chrome, country: "us-dal" }, config: { "remote-browser:apiVersion": "v7" }, message: /country.*API version 7 takes a lower-case two-letter country code such as us or de, got "us-dal"/ },
-  { name: "API version 7 with an upper-case country", args: { ...chrome, country: "US" }, config: { "remote-browser:apiVersion": "v7" }, message: /country.*API version 7 takes a lower-case two-letter country code/ },
-  { name: "an API version that does not exist", args: chrome, config: { "remote-browser:apiVersion": "v9" }, message: /remote-browser:apiVersion must be "v8" or "v7" \(the value given is neither; it is not repeated here\)/ },
-  { name: "the key over plain HTTP to a remote host", args: chrome, baseUrl: "http://api.example.com/v8", message: /baseUrl \(or REMOTE_BROWSER_BASE_URL\) is plain http:\/\/ to a host other than this machine, and the API key must not travel unencrypted/ },
-  { name: "a key without a base URL", args: chrome, baseUrl: "", message: /an API key is configured \(remote-browser:apiKey or REMOTE_BROWSER_API_KEY\) but no service address: set remote-browser:baseUrl or REMOTE_BROWSER_BASE_URL/ },
+  {
+    name: "API version 7 with an idempotency key",
+    args: { ...chrome, idempotencyKey: "pr-42" },
+    config: { "remote-browser:apiVersion": "v7" },
+    message: /idempotencyKey.*is not offered by API version 7/,
+  },
+  {
+    name: "API version 7 with a city code",
+    args: { ...chrome, country: "us-dal" },
+    config: { "remote-browser:apiVersion": "v7" },
+    message: /country.*API version 7 takes a lower-case two-letter country code such as us or de, got "us-dal"/,
+  },
+  {
+    name: "API version 7 with an upper-case country",
+    args: { ...chrome, country: "US" },
+    config: { "remote-browser:apiVersion": "v7" },
+    message: /country.*API version 7 takes a lower-case two-letter country code/,
+  },
+  {
+    name: "an API version that does not exist",
+    args: chrome,
+    config: { "remote-browser:apiVersion": "v9" },
+    message: /remote-browser:apiVersion must be "v8" or "v7" \(the value given is neither; it is not repeated here\)/,
+  },
+  {
+    name: "the key over plain HTTP to a remote host",
+    args: chrome,
+    baseUrl: "http://api.example.com/v8",
+    message: /baseUrl \(or REMOTE_BROWSER_BASE_URL\) is plain http:\/\/ to a host other than this machine, and the API key must not travel unencrypted/,
+  },
+  {
+    name: "a key without a base URL",
+    args: chrome,
+    baseUrl: "",
+    message: /an API key is configured \(remote-browser:apiKey or REMOTE_BROWSER_API_KEY\) but no service address: set remote-browser:baseUrl or REMOTE_BROWSER_BASE_URL/,
+  },
 ];
 
 /** Rows that can share one engine run: the same stack config, key and address, and the same stage of the check. */
@@ -114,9 +153,10 @@ describe.concurrent("invalid configurations are refused at preview", () => {
           } else {
             apiKey = row.apiKey;
           }
-          const result = await stack
-            .run("preview", { config: { args: JSON.stringify(argsOf(rows)), ...row.config }, apiKey, baseUrl: row.baseUrl })
-            .then(() => undefined, (e: unknown) => e);
+          const result = await stack.run("preview", { config: { args: JSON.stringify(argsOf(rows)), ...row.config }, apiKey, baseUrl: row.baseUrl }).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
           expect(result, "the preview should fail").toBeInstanceOf(RunFailed);
           const text = (result as RunFailed).stdout + (result as RunFailed).stderr;
           for (const r of rows) expect(text, r.name).toMatch(r.message);

@@ -60,7 +60,10 @@ async function resourceOptions(stack: E2EStack, vmId: string, importing: Record<
 
   // pulumi state delete (after unprotect): out of the state, still running.
   const [kept] = await sessionsInState(stack);
-  for (const args of [["state", "unprotect", kept!.urn, "--yes"], ["state", "delete", kept!.urn, "--yes"]]) {
+  for (const args of [
+    ["state", "unprotect", kept!.urn, "--yes"],
+    ["state", "delete", kept!.urn, "--yes"],
+  ]) {
     const r = await stack.cli(args);
     expect(r.code, r.stderr).toBe(0);
   }
@@ -153,7 +156,9 @@ describe.concurrent("BrowserSession under the real engine", () => {
       const importing = { browsers: "firefox", importId: vmId, url: STARTED_URL };
       const imported = await stack.run("up", { config: importing });
       expect((imported.outputs.vmIds as Record<string, string>).firefox).toBe(vmId);
-      expect(imported.stdout + imported.stderr).toContain(`BrowserSession ${vmId}, taken in by its id: the service reports its browser and state, not the other inputs it was started with (declared: url)`);
+      expect(imported.stdout + imported.stderr).toContain(
+        `BrowserSession ${vmId}, taken in by its id: the service reports its browser and state, not the other inputs it was started with (declared: url)`,
+      );
       await stack.run("preview", { config: importing, expectNoChanges: true });
       expect(running(stack)).toEqual([vmId]); // the stack's own session ended with its resource
       expect(stack.emulator.control.books().started).toBe(6); // five by the stack, one by hand: none for the import
@@ -205,11 +210,7 @@ describe.concurrent("BrowserSession under the real engine", () => {
       // A hang guard, not a goal: on a machine running another test cell beside this one, the runner's up
       // (a refresh first, then the update) took over 60 s to reach the create.
       const session = await until(() => stack.emulator.control.sessions()[0], 240_000, "the session to be created");
-      const engine = await until(
-        () => childPids(run.child.pid!).find((pid) => /\bpulumi\b.*\bup\b/.test(commandOf(pid))),
-        10_000,
-        "the engine process",
-      );
+      const engine = await until(() => childPids(run.child.pid!).find((pid) => /\bpulumi\b.*\bup\b/.test(commandOf(pid))), 10_000, "the engine process");
       // The dynamic provider process, waiting for the session's 2 s deadline.
       const provider = childPids(engine).filter((pid) => /[\\/]cmd[\\/]dynamic-provider[\\/]/.test(commandOf(pid)));
       expect(provider).toHaveLength(1);

@@ -40,7 +40,11 @@ function comparable(schema: PackageSchema): unknown {
     Array.isArray(v)
       ? v.map(strip)
       : v && typeof v === "object"
-        ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== "optional").map(([k, x]) => [k, strip(x)]))
+        ? Object.fromEntries(
+            Object.entries(v)
+              .filter(([k]) => k !== "optional")
+              .map(([k, x]) => [k, strip(x)]),
+          )
         : v;
   const { name, version, description, resources, types } = schema;
   return strip({ name, version, description, resources, types });
@@ -333,11 +337,19 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
       const recorded = (text: string) =>
         JSON.parse(text)
           .deployment.resources.filter((r: any) => r.type === NATIVE_TYPE)
-          .map((r: any) => ({ id: r.id, inputs: r.inputs, outputs: { ...r.outputs, shareUrl: "*", shareUrlPath: "*" }, links: [r.outputs.shareUrl, r.outputs.shareUrlPath].map((l: any) => typeof l?.ciphertext) }));
+          .map((r: any) => ({
+            id: r.id,
+            inputs: r.inputs,
+            outputs: { ...r.outputs, shareUrl: "*", shareUrlPath: "*" },
+            links: [r.outputs.shareUrl, r.outputs.shareUrlPath].map((l: any) => typeof l?.ciphertext),
+          }));
       expect((await act("refresh")).changes).toEqual({ same: 3 });
       const refreshed = recorded(await exportOf("dev"));
       expect(refreshed).toEqual(recorded(exported));
-      expect(refreshed.map((r: any) => r.links)).toEqual([["string", "string"], ["string", "string"]]);
+      expect(refreshed.map((r: any) => r.links)).toEqual([
+        ["string", "string"],
+        ["string", "string"],
+      ]);
 
       // BrowserSession.get in another stack: the engine's Read by id, with the browser and state and no link.
       const got = await act("up", getSession, "watcher", { vmId: [byBrowser.chrome.vmId, false] });
@@ -346,13 +358,10 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
       expect(got.outputs.share_url?.value ?? null).toBeNull();
       // The read session is discarded from the watcher's state (the stack itself deleted), not ended.
       expect((await act("destroy", getSession, "watcher", { vmId: [byBrowser.chrome.vmId, false] })).changes).toEqual({ delete: 1, discard: 1 });
-      expect(emulator.control.sessions().find((s) => s.vmId === byBrowser.chrome.vmId)!.status, "a read session is not ended by the reader's destroy").toBe(
-        "running",
-      );
+      expect(emulator.control.sessions().find((s) => s.vmId === byBrowser.chrome.vmId)!.status, "a read session is not ended by the reader's destroy").toBe("running");
 
       expect((await act("destroy")).changes).toEqual({ delete: 3 });
       expect(emulator.control.books()).toMatchObject({ running: 0, neverEnded: 0 });
-
     } finally {
       await cleanup(async () => {
         await act("destroy").catch(() => undefined);
@@ -386,7 +395,6 @@ describe.concurrent("the remote-browser component plugin under the engine", () =
       expect((await act("destroy", explicitProvider, "accounts", accounts)).changes).toEqual({ delete: 4 });
       expect(accountBooks(emulator, second.accountId)).toMatchObject({ started: 1, running: 0, neverEnded: 0 });
       expect(emulator.control.books()).toMatchObject({ running: 0, neverEnded: 0 });
-
     } finally {
       await cleanup(async () => {
         if (accounts) await act("destroy", explicitProvider, "accounts", accounts).catch(() => undefined);

@@ -36,11 +36,7 @@ describe("a destroy killed half-way", () => {
       control.fault({ operation: "remove", kind: "delay_before", count: 1, delayMs: 200 });
       control.fault({ operation: "remove", kind: "delay_before", count: 2, delayMs: 3_600_000 });
       const run = stack.start("destroy");
-      const engine = await until(
-        () => childPids(run.child.pid!).find((pid) => /(^|\/)pulumi destroy\b/.test(commandOf(pid))),
-        30_000,
-        "the engine process",
-      );
+      const engine = await until(() => childPids(run.child.pid!).find((pid) => /(^|\/)pulumi destroy\b/.test(commandOf(pid))), 30_000, "the engine process");
       await until(() => control.sessions().some((s) => s.status !== "running") || undefined, 60_000, "a first session to end");
       // All three removes were sent: the two held ones are in flight when the engine dies.
       await until(() => control.books().removeCalls === 3 || undefined, 60_000, "the two held removes");
@@ -59,7 +55,10 @@ describe("a destroy killed half-way", () => {
       process.kill(engine, "SIGKILL");
       await run.done;
 
-      const ended = control.sessions().filter((s) => s.status !== "running").map((s) => s.vmId);
+      const ended = control
+        .sessions()
+        .filter((s) => s.status !== "running")
+        .map((s) => s.vmId);
       expect(ended).toHaveLength(1);
       await stack.cli(["cancel", "--yes"]);
 
@@ -68,7 +67,10 @@ describe("a destroy killed half-way", () => {
       expect(refreshed.code, refreshed.stderr + refreshed.stdout).toBe(0);
       const exported = JSON.parse(await stack.exportState());
       const recorded = (exported.deployment.resources ?? []).filter((r: { type: string }) => r.type.endsWith(":BrowserSession"));
-      const stillRunning = control.sessions().filter((s) => s.status === "running").map((s) => s.vmId);
+      const stillRunning = control
+        .sessions()
+        .filter((s) => s.status === "running")
+        .map((s) => s.vmId);
       expect(stillRunning).toHaveLength(2);
       expect(recorded.map((r: { id: string }) => r.id).sort()).toEqual(stillRunning.sort());
 

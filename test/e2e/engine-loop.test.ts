@@ -25,11 +25,7 @@ describe("the real engine runs inline programs through the project's runner", ()
       // nothing): a kill during a checkpoint write leaves a file backend with a torn checkpoint instead.
       const checkpoint = path.join(stack.workDir, ".pulumi-local", "backend", ".pulumi", "stacks", "e2e", `${stack.name}.json`);
       await until(() => pendingCreates(checkpoint) > 0 || undefined, 60_000, "the pending create in the checkpoint");
-      const engine = await until(
-        () => childPids(run.child.pid!).find((pid) => /\bpulumi\b.*\bup\b/.test(commandOf(pid))),
-        10_000,
-        "the engine process",
-      );
+      const engine = await until(() => childPids(run.child.pid!).find((pid) => /\bpulumi\b.*\bup\b/.test(commandOf(pid))), 10_000, "the engine process");
       process.kill(engine, "SIGKILL");
       const killed = await run.done;
       expect(killed.code).not.toBe(0);

@@ -37,15 +37,29 @@ const LATE_MS = 6_000;
 export const SCENARIOS: Scenario[] = [
   // create
   { name: "create: two service errors are retried", faults: [{ operation: "create", kind: "error", count: 2 }], replays: 0 },
-  { name: "create: a persistent service error fails with its status", faults: [{ operation: "create", kind: "error", count: 50 }], fails: /create session failed: the service reported a fault on its side \(error\); service message: "injected fault/ },
+  {
+    name: "create: a persistent service error fails with its status",
+    faults: [{ operation: "create", kind: "error", count: 50 }],
+    fails: /create session failed: the service reported a fault on its side \(error\); service message: "injected fault/,
+  },
   { name: "create: a reset connection is retried", faults: [{ operation: "create", kind: "reset", count: 2 }], replays: 0 },
   { name: "create: a lost answer is retried under the same key, starting one session", faults: [{ operation: "create", kind: "reset_after", count: 1 }], replays: 1 },
   { name: "create: rate limiting is waited out", faults: [{ operation: "create", kind: "rate_limited", count: 2 }], replays: 0 },
-  { name: "create: a time-out is retried under the same key, starting one session", faults: [{ operation: "create", kind: "delay", count: 1, delayMs: LATE_MS }], config: SLOW, replays: 1, timedOut: true },
+  {
+    name: "create: a time-out is retried under the same key, starting one session",
+    faults: [{ operation: "create", kind: "delay", count: 1, delayMs: LATE_MS }],
+    config: SLOW,
+    replays: 1,
+    timedOut: true,
+  },
   { name: "create: a failed security check is final", faults: [{ operation: "create", kind: "insecure", count: 1 }], fails: /security check failed \(insecure, reason suspicious_request\)/, calls: 1 },
   // status
   { name: "status: service errors while waiting are retried", faults: [{ operation: "status", kind: "error", count: 3 }] },
-  { name: "status: a persistent error ends the session and says so", faults: [{ operation: "status", kind: "error", count: 200 }], fails: /waiting for session vm-\S+ to run failed: read session status failed: .*\(error\).*the session was ended/s },
+  {
+    name: "status: a persistent error ends the session and says so",
+    faults: [{ operation: "status", kind: "error", count: 200 }],
+    fails: /waiting for session vm-\S+ to run failed: read session status failed: .*\(error\).*the session was ended/s,
+  },
   { name: "status: reset connections are retried", faults: [{ operation: "status", kind: "reset", count: 2 }] },
   { name: "status: rate limiting is waited out", faults: [{ operation: "status", kind: "rate_limited", count: 2 }] },
   { name: "status: a slow answer times out and is retried", faults: [{ operation: "status", kind: "delay_before", count: 1, delayMs: LATE_MS }], config: SLOW, timedOut: true },
@@ -53,17 +67,41 @@ export const SCENARIOS: Scenario[] = [
   { name: "remove: service errors on destroy are retried", during: "destroy", faults: [{ operation: "remove", kind: "error", count: 2 }] },
   { name: "remove: reset connections on destroy are retried", during: "destroy", faults: [{ operation: "remove", kind: "reset", count: 2 }] },
   { name: "remove: a slow answer on destroy times out and is retried", during: "destroy", faults: [{ operation: "remove", kind: "delay", count: 1, delayMs: LATE_MS }], config: SLOW, timedOut: true },
-  { name: "remove: a persistent error keeps the session in the stack for the next destroy", during: "destroy", faults: [{ operation: "remove", kind: "error", count: 50 }], fails: /ending session vm-\S+ failed, so it stays in the stack for a later destroy to retry: end session failed: .*\(error\)/ },
+  {
+    name: "remove: a persistent error keeps the session in the stack for the next destroy",
+    during: "destroy",
+    faults: [{ operation: "remove", kind: "error", count: 50 }],
+    fails: /ending session vm-\S+ failed, so it stays in the stack for a later destroy to retry: end session failed: .*\(error\)/,
+  },
   // image (check)
   { name: "image: service errors at preview are retried", during: "preview", faults: [{ operation: "image", kind: "error", count: 2 }] },
-  { name: "image: a persistent error fails the preview with its status", during: "preview", faults: [{ operation: "image", kind: "error", count: 50 }], fails: /list images failed: the service reported a fault on its side \(error\)/ },
+  {
+    name: "image: a persistent error fails the preview with its status",
+    during: "preview",
+    faults: [{ operation: "image", kind: "error", count: 50 }],
+    fails: /list images failed: the service reported a fault on its side \(error\)/,
+  },
   // account (check) and quota (data source)
   { name: "account: service errors at preview are retried", during: "preview", faults: [{ operation: "account", kind: "error", count: 2 }] },
   { name: "quota: service errors in getUsage are retried", faults: [{ operation: "quota", kind: "error", count: 2 }], config: { useUsage: "true" }, replays: 0 },
-  { name: "quota: a persistent error fails getUsage with its status", faults: [{ operation: "quota", kind: "error", count: 50 }], config: { useUsage: "true" }, fails: /read quota failed: the service reported a fault on its side \(error\)/ },
+  {
+    name: "quota: a persistent error fails getUsage with its status",
+    faults: [{ operation: "quota", kind: "error", count: 50 }],
+    config: { useUsage: "true" },
+    fails: /read quota failed: the service reported a fault on its side \(error\)/,
+  },
   // preparation
-  { name: "preparation: a failed preparation ends the session and says so", setup: (c) => c.preparation({ failNext: 1 }), fails: /session vm-\S+ could not start: its preparation ended in state "error"; the session was ended/ },
-  { name: "preparation: a slow preparation past the deadline ends the session", setup: (c) => c.settings({ prepMs: 4_000, prepJitterMs: 0 }), config: { readyTimeoutSeconds: "1" }, fails: /session vm-\S+ was not running after 1 s \(last state "starting"\).*the session was ended/s },
+  {
+    name: "preparation: a failed preparation ends the session and says so",
+    setup: (c) => c.preparation({ failNext: 1 }),
+    fails: /session vm-\S+ could not start: its preparation ended in state "error"; the session was ended/,
+  },
+  {
+    name: "preparation: a slow preparation past the deadline ends the session",
+    setup: (c) => c.settings({ prepMs: 4_000, prepJitterMs: 0 }),
+    config: { readyTimeoutSeconds: "1" },
+    fails: /session vm-\S+ was not running after 1 s \(last state "starting"\).*the session was ended/s,
+  },
 ];
 
 /** The log's operations a fault on `op` applies to. */
@@ -139,9 +177,7 @@ const AFTER: Record<string, string> = {
 };
 
 const byName = new Map(SCENARIOS.map((s) => [s.name, s]));
-const GROUPS: Scenario[][] = SCENARIOS.filter((s) => !Object.values(AFTER).includes(s.name)).map((s) =>
-  AFTER[s.name] ? [s, byName.get(AFTER[s.name])!] : [s],
-);
+const GROUPS: Scenario[][] = SCENARIOS.filter((s) => !Object.values(AFTER).includes(s.name)).map((s) => (AFTER[s.name] ? [s, byName.get(AFTER[s.name])!] : [s]));
 
 /** Runs one scenario's operation with its faults on the stack and checks what it must show; returns the sessions the stack holds after it. */
 async function runScenario(stack: E2EStack, scenario: Scenario, ran: Set<string>): Promise<string[]> {
@@ -220,7 +256,11 @@ const LANES: Scenario[][][] = (() => {
 
 describe.concurrent("fault campaign under the real engine", () => {
   it("runs every scenario exactly once, in lanes whose units leave the stack empty for the next", () => {
-    expect(LANES.flat(2).map((s) => s.name).sort()).toEqual(SCENARIOS.map((s) => s.name).sort());
+    expect(
+      LANES.flat(2)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(SCENARIOS.map((s) => s.name).sort());
     for (const lane of LANES) {
       lane.slice(0, -1).forEach((unit) => expect(leavesSessions(unit), unit[0]!.name).toBe(false));
       expect(new Set(lane.map((u) => JSON.stringify(configOf(u)))).size).toBe(1);
@@ -253,7 +293,10 @@ describe.concurrent("fault campaign under the real engine", () => {
               expect(control.books().neverEnded).toBe(0);
               recorded = recordedIds(stack);
             } else {
-              const active = control.sessions().filter((s) => s.status === "starting" || s.status === "running").map((s) => s.vmId);
+              const active = control
+                .sessions()
+                .filter((s) => s.status === "starting" || s.status === "running")
+                .map((s) => s.vmId);
               expect(active.sort()).toEqual([...recorded].sort());
             }
             if (i < lane.length - 1) expect(recorded, "the stack is empty for the next unit").toEqual([]);

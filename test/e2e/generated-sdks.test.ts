@@ -43,7 +43,19 @@ beforeAll(async () => {
 }, 1_200_000);
 
 /** What writeSdks reads besides the schema: its own code and generators, their module pins, the build tools' pins, the files it packs. */
-const SDK_INPUTS = ["release", "engine/go.mod", "engine/go.sum", "scripts/python-venv.sh", "package.json", "package-lock.json", "README.md", "LICENSE", LOGO_FILE, "plugin/packageSchema.ts", "plugin/identity.ts"];
+const SDK_INPUTS = [
+  "release",
+  "engine/go.mod",
+  "engine/go.sum",
+  "scripts/python-venv.sh",
+  "package.json",
+  "package-lock.json",
+  "README.md",
+  "LICENSE",
+  LOGO_FILE,
+  "plugin/packageSchema.ts",
+  "plugin/identity.ts",
+];
 /** The list of what writeSdks returned, kept in the cached folder (relative to it). */
 const WRITTEN = ".written.json";
 
@@ -190,10 +202,7 @@ export const images = rb.getImagesOutput().images.apply((i) => i.map((x) => x.id
     // A user's module requires it at the release's version (here replaced by the folder, as the proxy would serve it).
     const user = path.join(base, "go-user");
     fs.mkdirSync(user);
-    fs.writeFileSync(
-      path.join(user, "go.mod"),
-      `module example.test/user\n\ngo 1.24\n\nrequire ${importPath} v${schema.version}\n\nreplace ${importPath} => ${pkg}\n`,
-    );
+    fs.writeFileSync(path.join(user, "go.mod"), `module example.test/user\n\ngo 1.24\n\nrequire ${importPath} v${schema.version}\n\nreplace ${importPath} => ${pkg}\n`);
     fs.writeFileSync(path.join(user, "go.sum"), read(pkg, "go.sum"));
     fs.writeFileSync(
       path.join(user, "main.go"),
@@ -240,7 +249,9 @@ func main() {
     expect(read(pkg, "browser_session.py")).toContain(`pulumi.ResourceOptions(additional_secret_outputs=["shareUrl", "shareUrlPath"])`);
     expect(read(pkg, "browser_session.py")).toMatch(/def get\(resource_name: str,\s+id: pulumi\.Input\[str\]/);
     for (const fn of ["get_images", "get_locations", "get_usage", "get_sessions"]) expect(read(pkg, "__init__.py")).toContain(`from .${fn} import *`);
-    expect(read(pkg, "get_sessions.py")).toMatch(/def get_sessions\(max_age_minutes: Optional\[_builtins\.float\] = None,\s+min_age_minutes: Optional\[_builtins\.float\] = None,\s+states: Optional\[Sequence\[_builtins\.str\]\] = None,/);
+    expect(read(pkg, "get_sessions.py")).toMatch(
+      /def get_sessions\(max_age_minutes: Optional\[_builtins\.float\] = None,\s+min_age_minutes: Optional\[_builtins\.float\] = None,\s+states: Optional\[Sequence\[_builtins\.str\]\] = None,/,
+    );
     expect(read(pkg, "provider.py")).toContain(`__props__.__dict__["api_key"] = None if api_key is None else pulumi.Output.secret(api_key)`);
     expect(read(pkg, "get_usage.py")).toMatch(/def pools\(self\) -> Sequence\['outputs\.UsagePool'\]/);
     const sdist = await run("tar", ["-tzf", path.join(out, "python", `pulumi_remote_browser-${schema.version}.tar.gz`)]);

@@ -17,9 +17,7 @@ import { run } from "../../release/run";
 const root = path.resolve(__dirname, "..", "..");
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const pulumiBin =
-    process.env.PULUMI_REMOTE_BROWSER_PULUMI ||
-    (await run("bash", [path.join(root, "scripts", "engine.sh")], { stderr: "inherit" })).trim();
+  const pulumiBin = process.env.PULUMI_REMOTE_BROWSER_PULUMI || (await run("bash", [path.join(root, "scripts", "engine.sh")], { stderr: "inherit" })).trim();
 
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-e2e-"));
   // The runner keeps its private backends' passphrases in the user's state folder: the suite's stay in its
@@ -38,17 +36,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     }
   };
   await timed("build", () => buildIfStale());
-  const tarball = (await timed("install", () => run("npm", ["pack", "--silent", "--pack-destination", base], { cwd: root })))
-    .trim()
-    .split("\n")
-    .pop()!;
+  const tarball = (await timed("install", () => run("npm", ["pack", "--silent", "--pack-destination", base], { cwd: root }))).trim().split("\n").pop()!;
   const projectDir = path.join(base, "project");
   fs.mkdirSync(projectDir);
   // A test cell may ask for another @pulumi/pulumi than the one the repository develops with (the newest, the
   // peerDependencies floor): the installed project is what the programs and the dynamic provider load.
-  const pulumiVersion =
-    process.env.PRB_E2E_PULUMI_SDK ||
-    JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
+  const pulumiVersion = process.env.PRB_E2E_PULUMI_SDK || JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
   const cached = await timed("install", () => installProject(projectDir, path.join(base, tarball), pulumiVersion));
   const installed = JSON.parse(fs.readFileSync(path.join(projectDir, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
   if (installed !== pulumiVersion) throw new Error(`the e2e project installed @pulumi/pulumi ${installed}, not ${pulumiVersion}`);

@@ -56,7 +56,11 @@ describe("under a service that takes the latitude its spec leaves", () => {
           const vmIds = Object.values(up.outputs.vmIds as Record<string, string>);
           expect(new Set(vmIds).size).toBe(4);
           expect(control.books().started, "none started twice").toBe(4);
-          expect(active().map((s) => s.vmId).sort()).toEqual([...vmIds].sort());
+          expect(
+            active()
+              .map((s) => s.vmId)
+              .sort(),
+          ).toEqual([...vmIds].sort());
           const refusals = control.requests().filter((r) => r.status === "insecure");
           expect(new Set(refusals.map((r) => r.httpStatus)), "refused both ways").toEqual(new Set([429, 200]));
           // The state the spec does not name, shown while each session prepares, ended no wait.

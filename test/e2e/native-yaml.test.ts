@@ -232,7 +232,11 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     const session = (properties: Record<string, unknown>, options: Record<string, unknown> = {}) => ({ type: BROWSER_SESSION, properties, ...(Object.keys(options).length ? { options } : {}) });
     const urnOf = (name: string) => `urn:pulumi:dev::native-import::${BROWSER_SESSION}::${name}`;
     const status = (vmId: string) => emulator.control.sessions().find((s) => s.vmId === vmId)!.status;
-    const recorded = async () => (await cli.resources()).filter((r) => r.type === BROWSER_SESSION).map((r) => `${r.urn.split("::").at(-1)} ${r.id}`).sort();
+    const recorded = async () =>
+      (await cli.resources())
+        .filter((r) => r.type === BROWSER_SESSION)
+        .map((r) => `${r.urn.split("::").at(-1)} ${r.id}`)
+        .sort();
     // Declared with the inputs it was started with, and the provider's own: no change (the url and the rest
     // are recorded as declared, unconfirmed), neither at preview nor at up.
     const declared = { browser: "firefox", url: STARTED_URL, shareLanguage: "de", readyTimeoutSeconds: 60 };
@@ -688,9 +692,7 @@ describe.concurrent("one plugin process for a program's sessions and its ReviewS
         if (!served.has(instance!)) served.set(instance!, new Set());
         served.get(instance!)!.add(`${call} ${subject!.split("::").at(-1)}`);
       }
-      expect([...served.values()].map((calls) => [...calls].sort())).toEqual([
-        ["Construct remote-browser:index:ReviewSessions, review", "Create review-firefox", "Create session"],
-      ]);
+      expect([...served.values()].map((calls) => [...calls].sort())).toEqual([["Construct remote-browser:index:ReviewSessions, review", "Create review-firefox", "Create session"]]);
       expect(own.control.books()).toMatchObject({ started: 2, running: 2 });
 
       await cli.clean(["preview", "--expect-no-changes"]);

@@ -31,11 +31,13 @@ export async function yamlLanguageHost(): Promise<string> {
 /** Lines in which the engine or the language host reports a warning or an error. */
 export function complaints(r: Result): string[] {
   // The YAML host colours its diagnostics ("\x1b[33mWarning\x1b[0m: Field ...") even without a terminal.
-  return `${r.stdout}\n${r.stderr}`
-    // eslint-disable-next-line no-control-regex -- the CLI's colour escapes, taken out
-    .replace(/\x1b\[[0-9;]*m/g, "")
-    .split("\n")
-    .filter((line) => /\b(warning|error)\b/i.test(line));
+  return (
+    `${r.stdout}\n${r.stderr}`
+      // eslint-disable-next-line no-control-regex -- the CLI's colour escapes, taken out
+      .replace(/\x1b\[[0-9;]*m/g, "")
+      .split("\n")
+      .filter((line) => /\b(warning|error)\b/i.test(line))
+  );
 }
 
 /**
@@ -88,10 +90,7 @@ export function filesText(dir: string): string {
 
 /** The @pulumi/pulumi of the test cell (scripts/cell.sh), else the one the repository is built with. */
 export function cellPulumiSdk(): string {
-  return (
-    process.env.PRB_E2E_PULUMI_SDK ||
-    JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version
-  );
+  return process.env.PRB_E2E_PULUMI_SDK || JSON.parse(fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
 }
 
 /**

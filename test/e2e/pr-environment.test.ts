@@ -137,9 +137,7 @@ describe.concurrent("per-pull-request environment (examples/pr-environment)", ()
               const before = emulator.control.books().createCalls;
               const refused = await deploy(b, { prNumber: "2", previewUrl: "https://example.com/pr/2" }).catch((e) => e);
               expect(refused).toBeInstanceOf(RunFailed);
-              expect((refused as RunFailed).stderr).toContain(
-                "the account has 0 free running slot(s) of 2, but this pull request needs 2 new session(s) (chrome, firefox)",
-              );
+              expect((refused as RunFailed).stderr).toContain("the account has 0 free running slot(s) of 2, but this pull request needs 2 new session(s) (chrome, firefox)");
               expect((refused as RunFailed).stderr).not.toMatch(/at .*\.js:\d+/); // a message, not a stack trace
               expect(emulator.control.books().createCalls, "no session was asked for").toBe(before);
 

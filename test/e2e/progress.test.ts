@@ -34,7 +34,10 @@ function readEvents(file: string): EngineEvent[] {
 function statusLinesSoFar(file: string, prefix: string): Map<string, number> {
   const counts = new Map<string, number>();
   const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
-  for (const line of text.slice(0, text.lastIndexOf("\n") + 1).split("\n").filter(Boolean)) {
+  for (const line of text
+    .slice(0, text.lastIndexOf("\n") + 1)
+    .split("\n")
+    .filter(Boolean)) {
     const d = (JSON.parse(line) as EngineEvent).diagnosticEvent;
     if (d?.urn && d.ephemeral && d.message.startsWith(prefix)) counts.set(d.urn, (counts.get(d.urn) ?? 0) + 1);
   }
@@ -43,11 +46,7 @@ function statusLinesSoFar(file: string, prefix: string): Map<string, number> {
 
 /** Resolves once `sessions` URNs have each had `lines` status lines starting with `prefix`. */
 function statusLines(file: string, prefix: string, sessions: number, lines: number): Promise<true> {
-  return until(
-    () => [...statusLinesSoFar(file, prefix).values()].filter((n) => n >= lines).length >= sessions || undefined,
-    120_000,
-    `${lines} "${prefix}" lines on ${sessions} sessions' rows`,
-  );
+  return until(() => [...statusLinesSoFar(file, prefix).values()].filter((n) => n >= lines).length >= sessions || undefined, 120_000, `${lines} "${prefix}" lines on ${sessions} sessions' rows`);
 }
 
 /** Each BrowserSession created: its URN, where its outputs arrived, and the diagnostics on its URN before that. */
@@ -70,44 +69,51 @@ const KEEP = { destroy: false } as const;
 
 describe("progress on the session's own row", () => {
   it("streams status lines on each waiting session's URN during a long preparation, before its outputs", async () => {
-    await withStack("progress.js", async (stack) => {
-      const eventsFile = path.join(stack.workDir, "events.jsonl");
-      // Preparation is held until each of the three sessions' rows has shown four status lines.
-      stack.emulator.control.preparation({ paused: true });
-      const running = stack.start("up", { extraArgs: ["--events-file", eventsFile] });
-      await statusLines(eventsFile, "starting:", 3, 4);
-      stack.emulator.control.preparation({ paused: false });
-      const up = await running.done;
-      expect(up.code, up.stderr).toBe(0);
-      const sessions = sessionsOf(readEvents(eventsFile));
-      expect(sessions.map((s) => s.urn).sort()).toEqual(
-        [
-          `urn:pulumi:${stack.name}::e2e::${TYPE}::top`,
-          `urn:pulumi:${stack.name}::e2e::e2e:index:Review$${TYPE}::review-chrome`,
-          `urn:pulumi:${stack.name}::e2e::e2e:index:Review$${TYPE}::review-firefox`,
-        ].sort(),
-      );
-      for (const s of sessions) {
-        // About one a second; all of them info, on this URN only.
-        expect(s.status.length, s.name).toBeGreaterThanOrEqual(5);
-        for (const d of s.status) expect(d.severity).toBe("info");
-        const waited = s.status.slice(0, -1).map((d) => Number(/^starting: (\d+)s waited \(state starting\)\s*$/.exec(d.message)?.[1]));
-        expect(waited.every((n) => n >= 1), s.name).toBe(true);
-        expect([...waited].sort((a, b) => a - b)).toEqual(waited);
-        // The last word is the outcome, so that the finished row does not keep saying "starting".
-        const after = Number(/^running after (\d+)s\s*$/.exec(s.status.at(-1)!.message)?.[1]);
-        expect(after, s.status.at(-1)!.message).toBeGreaterThanOrEqual(waited.at(-1)!);
-        expect(s.kept).toEqual([]);
-      }
-      // The CLI's non-interactive display shows them on the session's row.
-      expect(up.stdout).toMatch(/top\s+creating[^\n]*starting: \d+s waited \(state starting\)/);
-      expect(up.stdout).toMatch(/review-firefox\s+creating[^\n]*starting: \d+s waited/);
-      expect(up.stdout).toMatch(/top\s+created[^\n]*running after \d+s/);
-      // A status line is not a diagnostic of the update: nothing of it in the summary at the end.
-      expect(up.stdout.slice(up.stdout.lastIndexOf("Resources:"))).not.toContain("waited");
-      // The URN input changes nothing.
-      await stack.run("preview", { expectNoChanges: true });
-    }, KEEP);
+    await withStack(
+      "progress.js",
+      async (stack) => {
+        const eventsFile = path.join(stack.workDir, "events.jsonl");
+        // Preparation is held until each of the three sessions' rows has shown four status lines.
+        stack.emulator.control.preparation({ paused: true });
+        const running = stack.start("up", { extraArgs: ["--events-file", eventsFile] });
+        await statusLines(eventsFile, "starting:", 3, 4);
+        stack.emulator.control.preparation({ paused: false });
+        const up = await running.done;
+        expect(up.code, up.stderr).toBe(0);
+        const sessions = sessionsOf(readEvents(eventsFile));
+        expect(sessions.map((s) => s.urn).sort()).toEqual(
+          [
+            `urn:pulumi:${stack.name}::e2e::${TYPE}::top`,
+            `urn:pulumi:${stack.name}::e2e::e2e:index:Review$${TYPE}::review-chrome`,
+            `urn:pulumi:${stack.name}::e2e::e2e:index:Review$${TYPE}::review-firefox`,
+          ].sort(),
+        );
+        for (const s of sessions) {
+          // About one a second; all of them info, on this URN only.
+          expect(s.status.length, s.name).toBeGreaterThanOrEqual(5);
+          for (const d of s.status) expect(d.severity).toBe("info");
+          const waited = s.status.slice(0, -1).map((d) => Number(/^starting: (\d+)s waited \(state starting\)\s*$/.exec(d.message)?.[1]));
+          expect(
+            waited.every((n) => n >= 1),
+            s.name,
+          ).toBe(true);
+          expect([...waited].sort((a, b) => a - b)).toEqual(waited);
+          // The last word is the outcome, so that the finished row does not keep saying "starting".
+          const after = Number(/^running after (\d+)s\s*$/.exec(s.status.at(-1)!.message)?.[1]);
+          expect(after, s.status.at(-1)!.message).toBeGreaterThanOrEqual(waited.at(-1)!);
+          expect(s.kept).toEqual([]);
+        }
+        // The CLI's non-interactive display shows them on the session's row.
+        expect(up.stdout).toMatch(/top\s+creating[^\n]*starting: \d+s waited \(state starting\)/);
+        expect(up.stdout).toMatch(/review-firefox\s+creating[^\n]*starting: \d+s waited/);
+        expect(up.stdout).toMatch(/top\s+created[^\n]*running after \d+s/);
+        // A status line is not a diagnostic of the update: nothing of it in the summary at the end.
+        expect(up.stdout.slice(up.stdout.lastIndexOf("Resources:"))).not.toContain("waited");
+        // The URN input changes nothing.
+        await stack.run("preview", { expectNoChanges: true });
+      },
+      KEEP,
+    );
   });
 
   it("reaches the sessions of the ReviewSessions component served by its plugin (another language's program)", async () => {

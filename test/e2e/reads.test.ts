@@ -161,7 +161,10 @@ describe.concurrent("status answers that prove nothing, and sessions ended behin
         pulumiBin,
         sharedModules: path.join(inject("e2e").projectDir, "node_modules"),
       });
-      fs.appendFileSync(path.join(cli.dir, "Pulumi.yaml"), "resources:\n  located:\n    type: remote-browser:index:BrowserSession\n    properties:\n      browser: chrome\n      country: de\noutputs:\n  reason: ${located.locationReason}\n");
+      fs.appendFileSync(
+        path.join(cli.dir, "Pulumi.yaml"),
+        "resources:\n  located:\n    type: remote-browser:index:BrowserSession\n    properties:\n      browser: chrome\n      country: de\noutputs:\n  reason: ${located.locationReason}\n",
+      );
       await cli.ok(["stack", "init", "dev"]);
       await cli.ok(["config", "set", "remote-browser:baseUrl", proxy.baseUrl]);
       await cli.ok(["config", "set", "--secret", "remote-browser:apiKey"], emulator.apiKey);

@@ -77,7 +77,11 @@ export async function npmRunRelease(version: string, pulumiBin: string): Promise
 function inputsHash(): string {
   const hash = crypto.createHash("sha256");
   const parts = filesOf(root, INPUTS);
-  for (let i = 0; i < parts.length; i += 2) hash.update(`${parts[i]}\0`).update(parts[i + 1]!).update("\0");
+  for (let i = 0; i < parts.length; i += 2)
+    hash
+      .update(`${parts[i]}\0`)
+      .update(parts[i + 1]!)
+      .update("\0");
   return hash.digest("hex").slice(0, 16);
 }
 
@@ -88,7 +92,10 @@ function inputsHash(): string {
 export async function releaseServer(release: string) {
   const served: string[] = [];
   const server = http.createServer((req, res) => {
-    const name = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname).split("/").pop() ?? "";
+    const name =
+      decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname)
+        .split("/")
+        .pop() ?? "";
     const file = path.join(release, name);
     if (!name.startsWith("pulumi-resource-") || !fs.existsSync(file)) return void res.writeHead(404).end();
     served.push(req.url ?? "");

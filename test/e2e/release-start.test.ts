@@ -49,7 +49,11 @@ describe("the release workflow's start of the linux-amd64 plugin", () => {
     put(run, "checksums.txt", fs.readFileSync(path.join(release, "checksums.txt")));
     const r = await run.step(STEP);
     expect(r.code, r.out).toBe(0);
-    expect(r.out).toMatch(new RegExp(`${ARCHIVE.replace(/\./g, "\\.")}: started, port printed in \\d+ ms; GetPluginInfo: version ${RELEASE_VERSION.replace(/\./g, "\\.")}; GetSchema: package remote-browser, \\d+ resources`));
+    expect(r.out).toMatch(
+      new RegExp(
+        `${ARCHIVE.replace(/\./g, "\\.")}: started, port printed in \\d+ ms; GetPluginInfo: version ${RELEASE_VERSION.replace(/\./g, "\\.")}; GetSchema: package remote-browser, \\d+ resources`,
+      ),
+    );
     expect(run.world.commandLines("npm")).toEqual(["npm ci --no-audit --no-fund", "npm run build"]);
   }, 120_000);
 
@@ -58,7 +62,11 @@ describe("the release workflow's start of the linux-amd64 plugin", () => {
     const renamed = "pulumi-resource-remote-browser-v1.2.3-linux-amd64.tar.gz";
     const bytes = fs.readFileSync(path.join(release, ARCHIVE));
     put(run, renamed, bytes);
-    const sum = fs.readFileSync(path.join(release, "checksums.txt"), "utf8").split("\n").find((l) => l.endsWith(ARCHIVE))!.slice(0, 64);
+    const sum = fs
+      .readFileSync(path.join(release, "checksums.txt"), "utf8")
+      .split("\n")
+      .find((l) => l.endsWith(ARCHIVE))!
+      .slice(0, 64);
     put(run, "checksums.txt", `${sum}  ${renamed}\n`);
     const r = await run.step(STEP);
     expect(r.code).not.toBe(0);

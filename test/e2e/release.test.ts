@@ -99,12 +99,13 @@ const pluginDir = (cli: PulumiCli) => path.join(cli.env.PULUMI_HOME!, "plugins",
 
 describe("the release archive", () => {
   it("lists the linux-amd64 archive with the executable at its root, typed ELF x86-64, and checksums.txt verifies it", async () => {
-    expect(fs.readdirSync(release).filter((f) => !f.startsWith(".")).sort()).toEqual(
-      [ARCHIVE, "checksums.txt", `pulumi-remote-browser-${RELEASE_VERSION}.tgz`, "schema.json"].sort(),
-    );
-    expect((await run("tar", ["-tzf", path.join(release, ARCHIVE)])).split("\n").filter(Boolean).sort()).toEqual(
-      ["LICENSE", "README.md", "pulumi-resource-remote-browser"],
-    );
+    expect(
+      fs
+        .readdirSync(release)
+        .filter((f) => !f.startsWith("."))
+        .sort(),
+    ).toEqual([ARCHIVE, "checksums.txt", `pulumi-remote-browser-${RELEASE_VERSION}.tgz`, "schema.json"].sort());
+    expect((await run("tar", ["-tzf", path.join(release, ARCHIVE)])).split("\n").filter(Boolean).sort()).toEqual(["LICENSE", "README.md", "pulumi-resource-remote-browser"]);
     expect(await run("sha256sum", ["--check", "--strict", "checksums.txt"], { cwd: release })).toBe(`${ARCHIVE}: OK\n`);
     const schema = JSON.parse(fs.readFileSync(path.join(release, "schema.json"), "utf8"));
     expect(schema).toMatchObject({ name: "remote-browser", version: RELEASE_VERSION });
@@ -134,6 +135,9 @@ describe.concurrent("a YAML program on the release binary alone: no Node.js, no 
     // The preview and refresh without changes: the installed test's (the same program and binary).
     await lifecycle(cli, account, false);
     expect(fileType(path.join(pluginDir(cli), "pulumi-resource-remote-browser"))).toBe("ELF 64-bit x86-64");
-    expect(server.served.filter((url) => url.startsWith("/acquired/")), "the engine downloaded the archive from the program's address").toContain(`/acquired/${ARCHIVE}`);
+    expect(
+      server.served.filter((url) => url.startsWith("/acquired/")),
+      "the engine downloaded the archive from the program's address",
+    ).toContain(`/acquired/${ARCHIVE}`);
   });
 });

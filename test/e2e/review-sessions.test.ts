@@ -132,16 +132,19 @@ function world(setup: WorldSetup = {}): World {
 type Result = { step: Step } & StepResult;
 /** Runs the whole job, the actions' `uses:` steps played as described at the top. */
 async function runJob(run: JobRun, opts: { signal?: AbortSignal; uploads?: Array<Record<string, string>> } = {}): Promise<Result[]> {
-  return run.all((step, inputs) => {
-    if (step.uses?.startsWith("actions/download-artifact")) {
-      fs.mkdirSync(inputs.path!, { recursive: true });
-      const tarball = fs.readdirSync(work).find((f) => f.endsWith(".tgz"))!;
-      fs.copyFileSync(path.join(work, tarball), path.join(inputs.path!, tarball));
-    }
-    if (step.uses?.startsWith("actions/upload-artifact")) {
-      opts.uploads?.push({ ...inputs, content: fs.readFileSync(inputs.path!, "utf8") });
-    }
-  }, { signal: opts.signal });
+  return run.all(
+    (step, inputs) => {
+      if (step.uses?.startsWith("actions/download-artifact")) {
+        fs.mkdirSync(inputs.path!, { recursive: true });
+        const tarball = fs.readdirSync(work).find((f) => f.endsWith(".tgz"))!;
+        fs.copyFileSync(path.join(work, tarball), path.join(inputs.path!, tarball));
+      }
+      if (step.uses?.startsWith("actions/upload-artifact")) {
+        opts.uploads?.push({ ...inputs, content: fs.readFileSync(inputs.path!, "utf8") });
+      }
+    },
+    { signal: opts.signal },
+  );
 }
 const failures = (results: Result[]) => results.filter((r) => r.code !== 0).map((r) => `${r.step.name}: ${r.out.slice(-3000)}`);
 const ran = (results: Result[]) => results.filter((r) => r.ran && r.step.run !== undefined).map((r) => r.step.name);
@@ -183,8 +186,16 @@ describe("review-sessions.yml under the real engine, against the emulator", () =
       return failed[0]!;
     };
     const cases: Array<[Contexts, string, RegExp]> = [
-      [pullRequest({ secrets: { REMOTE_BROWSER_IDEMPOTENCY_SECRET: "" } }), "Check the idempotency secret", /::error::The repository secret REMOTE_BROWSER_IDEMPOTENCY_SECRET is not set or shorter than 16 characters/],
-      [pullRequest({ secrets: { PULUMI_CONFIG_PASSPHRASE: "" } }), "Check the state backend settings", /::error::PULUMI_BACKEND_URL is a self-managed backend, but the repository secret PULUMI_CONFIG_PASSPHRASE is not set or empty/],
+      [
+        pullRequest({ secrets: { REMOTE_BROWSER_IDEMPOTENCY_SECRET: "" } }),
+        "Check the idempotency secret",
+        /::error::The repository secret REMOTE_BROWSER_IDEMPOTENCY_SECRET is not set or shorter than 16 characters/,
+      ],
+      [
+        pullRequest({ secrets: { PULUMI_CONFIG_PASSPHRASE: "" } }),
+        "Check the state backend settings",
+        /::error::PULUMI_BACKEND_URL is a self-managed backend, but the repository secret PULUMI_CONFIG_PASSPHRASE is not set or empty/,
+      ],
       [pullRequest({ secrets: { PULUMI_BACKEND_URL: "" } }), "Check the state backend settings", /::error::No state backend/],
       [pullRequest({ secrets: { REMOTE_BROWSER_API_KEY: "" } }), "Check the service settings", /::error::The secret REMOTE_BROWSER_API_KEY is not set or empty/],
       [pullRequest({ inputs: { "service-url": "" } }), "Check the service settings", /::error::input service-url must be/],
@@ -255,7 +266,12 @@ describe("review-sessions.yml under the real engine, against the emulator", () =
     expect(prWorld.comments()).toHaveLength(1);
     expect(prWorld.comments()[0]!.body).toContain(`share-links-${STACK}`);
     expect(fs.readdirSync(pushRun.temp).filter((f) => /share-links|comment|outputs/.test(f))).toEqual([]);
-    noSecretIn(logOf(pushed).split("\n").filter((l) => !l.startsWith("::add-mask::")).join("\n") + JSON.stringify(prWorld.comments()));
+    noSecretIn(
+      logOf(pushed)
+        .split("\n")
+        .filter((l) => !l.startsWith("::add-mask::"))
+        .join("\n") + JSON.stringify(prWorld.comments()),
+    );
 
     // Closed: destroyed and removed, the comment says so.
     t = Date.now();
@@ -288,7 +304,10 @@ describe("review-sessions.yml under the real engine, against the emulator", () =
       await watch;
       expect(results.find((r) => r.step.id === "up")!.code).not.toBe(0);
       emulator.control.settings({ prepMs: 300 });
-      const started = emulator.control.sessions().filter((s) => !known.has(s.vmId)).map((s) => s.vmId);
+      const started = emulator.control
+        .sessions()
+        .filter((s) => !known.has(s.vmId))
+        .map((s) => s.vmId);
       expect(started.length).toBeGreaterThan(0);
 
       const after = await runJob(job(flow, next, pullRequest({ action: next === "close" ? "closed" : "synchronize" })));
@@ -315,12 +334,17 @@ describe("review-sessions.yml under the real engine, against the emulator", () =
   it("one concurrency group per pull request for deploy, close and the sweep's destroy, never cancelled and queued without dropping a run", () => {
     const groups = [flow.jobs.deploy!, flow.jobs.close!, sweepFlow.jobs.destroy!].map((j) => (j as { concurrency?: Record<string, unknown> }).concurrency);
     for (const g of groups) expect(g).toMatchObject({ "cancel-in-progress": false, queue: "max" });
-    expect(groups.map((g) => String(g!.group).replace("matrix.pr", "github.event.pull_request.number"))).toEqual(Array(3).fill("review-sessions-${{ inputs.stack-prefix }}${{ github.event.pull_request.number }}"));
+    expect(groups.map((g) => String(g!.group).replace("matrix.pr", "github.event.pull_request.number"))).toEqual(
+      Array(3).fill("review-sessions-${{ inputs.stack-prefix }}${{ github.event.pull_request.number }}"),
+    );
   });
 
   it("the sweep: a closed pull request's stack is destroyed, an open one's kept, and the audit finds nothing held by none", async () => {
     const prs = world({ prStates: { "7": "CLOSED", "8": "OPEN" } });
-    for (const [n, action] of [["7", "opened"], ["8", "opened"]] as const) {
+    for (const [n, action] of [
+      ["7", "opened"],
+      ["8", "opened"],
+    ] as const) {
       const ctx = pullRequest({ action });
       const event = (ctx.github as { event: { pull_request: { number: number } } }).event;
       event.pull_request.number = Number(n);

@@ -65,7 +65,9 @@ describe("Ctrl-C in the runner", () => {
       expect(Date.now() - pressed, "stopped at once").toBeLessThan(5_000);
       expect(result.code, result.stderr).toBe(130);
       expect(result.stderr).toMatch(/runner: Ctrl-C again: stopped at once, without waiting for the engine/);
-      expect(result.stderr).toMatch(/Run next:\n {2}pulumi-remote-browser-run cancel --stack \S+ --project programs --work-dir \S+\n {2}pulumi-remote-browser-run refresh --stack \S+ --project programs --work-dir \S+ --clear-pending-creates\n/);
+      expect(result.stderr).toMatch(
+        /Run next:\n {2}pulumi-remote-browser-run cancel --stack \S+ --project programs --work-dir \S+\n {2}pulumi-remote-browser-run refresh --stack \S+ --project programs --work-dir \S+ --clear-pending-creates\n/,
+      );
       // The CLI was killed; its plugins see their engine gone and exit by themselves.
       await allEnded(processes);
 

@@ -23,11 +23,7 @@ beforeAll(() => {
   fs.writeFileSync(shimLog, "");
   const shim = path.join(shimDir, "pulumi");
   // One record per call: its arguments separated by \x1f, ended by \x1e.
-  fs.writeFileSync(
-    shim,
-    `#!/bin/sh\n{ for a in "$@"; do printf '%s\\037' "$a"; done; printf '\\036'; } >> '${shimLog}'\nexec '${pulumiBin}' "$@"\n`,
-    { mode: 0o755 },
-  );
+  fs.writeFileSync(shim, `#!/bin/sh\n{ for a in "$@"; do printf '%s\\037' "$a"; done; printf '\\036'; } >> '${shimLog}'\nexec '${pulumiBin}' "$@"\n`, { mode: 0o755 });
   // The engine looks for its bundled dynamic provider plugin next to the binary it runs.
   const sibling = path.join(path.dirname(fs.realpathSync(pulumiBin)), "pulumi-resource-pulumi-nodejs");
   if (fs.existsSync(sibling)) fs.symlinkSync(sibling, path.join(shimDir, "pulumi-resource-pulumi-nodejs"));
@@ -72,7 +68,9 @@ describe("the runner keeps secrets off every command line", () => {
         const callsBefore = calls().length;
         const refresh = await watch("refresh", { apiKey: null, extraArgs: ["--secrets-file", secrets, "--verbose", "11"] });
         expect(refresh.stderr).toContain("runner: log verbosity 11 capped at 9");
-        const refreshCall = calls().slice(callsBefore).find((c) => c[0] === "refresh");
+        const refreshCall = calls()
+          .slice(callsBefore)
+          .find((c) => c[0] === "refresh");
         expect(refreshCall?.slice(refreshCall.indexOf("--verbose"), refreshCall.indexOf("--verbose") + 2)).toEqual(["--verbose", "9"]);
 
         await watch("destroy", {});
@@ -87,8 +85,14 @@ describe("the runner keeps secrets off every command line", () => {
         for (const c of secretSets) expect(c.at(-1)).toBe("remote-browser:apiKey");
         expect(recorded.some((c) => c[0] === "up")).toBe(true);
         const seenText = `command lines seen:\n${watched.join("\n")}`;
-        expect(watched.some((c) => /pulumi(\s|$)/.test(c)), seenText).toBe(true);
-        expect(watched.some((c) => /dynamic-provider|pulumi-resource-pulumi-nodejs/.test(c)), seenText).toBe(true);
+        expect(
+          watched.some((c) => /pulumi(\s|$)/.test(c)),
+          seenText,
+        ).toBe(true);
+        expect(
+          watched.some((c) => /dynamic-provider|pulumi-resource-pulumi-nodejs/.test(c)),
+          seenText,
+        ).toBe(true);
 
         // The stack's config holds the key encrypted, not in plain text.
         expect(fs.readFileSync(path.join(stack.workDir, `Pulumi.${stack.name}.yaml`), "utf8")).not.toContain(key);
@@ -223,7 +227,11 @@ describe("the runner has no passphrase of its own for a backend others can read"
         expect(r.stderr.length).toBeGreaterThan(0);
         expect(r.stdout + r.stderr).not.toContain(password);
         // The audit's error on the same backend, too.
-        const a = await runRunner(["audit", "--work-dir", workDir], { ...env, PULUMI_BACKEND_URL: url, REMOTE_BROWSER_API_KEY: "rb_audit_key_0123", REMOTE_BROWSER_BASE_URL: "http://127.0.0.1:9/v8" }, workDir);
+        const a = await runRunner(
+          ["audit", "--work-dir", workDir],
+          { ...env, PULUMI_BACKEND_URL: url, REMOTE_BROWSER_API_KEY: "rb_audit_key_0123", REMOTE_BROWSER_BASE_URL: "http://127.0.0.1:9/v8" },
+          workDir,
+        );
         expect(a.code, a.stderr).toBe(1);
         expect(a.stderr.length).toBeGreaterThan(0);
         expect(a.stdout + a.stderr).not.toContain(password);

@@ -32,8 +32,18 @@ afterEach(async () => {
 const run = (action: string, ...args: string[]) => runRunner([action, "--stack", "dev", "--work-dir", workDir, ...args], env, workDir);
 
 async function up(...args: string[]) {
-  const r = await run("up", "--program", path.join(workDir, "sessions.js"), "--project", "review",
-    "--config", `remote-browser:baseUrl=${emulator.apiBaseUrl}`, "--secret-env", `remote-browser:apiKey=${KEY_VAR}`, ...args);
+  const r = await run(
+    "up",
+    "--program",
+    path.join(workDir, "sessions.js"),
+    "--project",
+    "review",
+    "--config",
+    `remote-browser:baseUrl=${emulator.apiBaseUrl}`,
+    "--secret-env",
+    `remote-browser:apiKey=${KEY_VAR}`,
+    ...args,
+  );
   expect(r.code, r.stderr).toBe(0);
   expect(emulator.control.books().running).toBe(1);
   return r;
@@ -72,7 +82,10 @@ describe("the runner's stacks", () => {
 
     const backend = `file://${path.join(workDir, ".pulumi-local", "backend")}`;
     // Without --project (and without --program) the project is "project"; then a stack that is not there at all.
-    for (const [args, project, stack] of [[[], "project", "dev"], [["--project", "review", "--stack", "nope"], "review", "nope"]] as const) {
+    for (const [args, project, stack] of [
+      [[], "project", "dev"],
+      [["--project", "review", "--stack", "nope"], "review", "nope"],
+    ] as const) {
       for (const action of ["destroy", "refresh", "rm", "outputs"]) {
         const r = await run(action, ...args);
         expect(r.code, `${action} ${args.join(" ")}: ${r.stdout}`).toBe(1);

@@ -53,8 +53,14 @@ function expectNoKey(run: Awaited<ReturnType<typeof watched>>, key?: string): vo
   }
   // Not vacuous: the engine ran, and the watcher saw it and the dynamic provider.
   const seenText = `command lines seen:\n${run.commandLines.join("\n")}`;
-  expect(run.commandLines.some((c) => /pulumi(\s|$)/.test(c)), seenText).toBe(true);
-  expect(run.commandLines.some((c) => /dynamic-provider|pulumi-resource-pulumi-nodejs/.test(c)), seenText).toBe(true);
+  expect(
+    run.commandLines.some((c) => /pulumi(\s|$)/.test(c)),
+    seenText,
+  ).toBe(true);
+  expect(
+    run.commandLines.some((c) => /dynamic-provider|pulumi-resource-pulumi-nodejs/.test(c)),
+    seenText,
+  ).toBe(true);
 }
 
 describe("no script that starts the runner puts a secret on a command line", () => {

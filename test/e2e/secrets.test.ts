@@ -74,17 +74,19 @@ describe("secrets stay secret through up, refresh and destroy", () => {
 
       // A failure message: a wrong key and a session that cannot start.
       stack.emulator.control.preparation({ failNext: 1 });
-      const failed = await stack
-        .run("up", { config: { browsers: "chrome,firefox,edge" }, extraArgs: verbose })
-        .then(() => undefined, (e: { stdout: string; stderr: string }) => e);
+      const failed = await stack.run("up", { config: { browsers: "chrome,firefox,edge" }, extraArgs: verbose }).then(
+        () => undefined,
+        (e: { stdout: string; stderr: string }) => e,
+      );
       expect(failed, "the up should fail").toBeDefined();
       expect(failed!.stdout + failed!.stderr).toMatch(/could not start/);
       expectNone(failed!.stdout + failed!.stderr, secretsOf(stack), "the failed up's messages");
       // A failure's messages as the engine prints them, below the verbosity where Pulumi prints secrets itself.
       stack.emulator.control.preparation({ failNext: 1 });
-      const failedRaw = await stack
-        .run("up", { config: { browsers: "chrome,firefox,edge,brave" }, extraArgs: ["--verbose", "2"], nodeArgs: RAW })
-        .then(() => undefined, (e: { stdout: string; stderr: string }) => e);
+      const failedRaw = await stack.run("up", { config: { browsers: "chrome,firefox,edge,brave" }, extraArgs: ["--verbose", "2"], nodeArgs: RAW }).then(
+        () => undefined,
+        (e: { stdout: string; stderr: string }) => e,
+      );
       expect(failedRaw!.stdout + failedRaw!.stderr).toMatch(/could not start/);
       expect(failedRaw!.stderr).toContain(RAW_SIGN);
       expectNone(failedRaw!.stdout + failedRaw!.stderr, secretsOf(stack), "the raw messages of a failed up");

@@ -83,7 +83,10 @@ describe("soak", () => {
           else if (f.spec!.operation !== "remove") control.fault(f.spec!);
           permanent ||= !f.transient;
         }
-        const up = await stack.run("up", { config, extraArgs: ["--quiet"] }).then(() => undefined, (e: unknown) => e);
+        const up = await stack.run("up", { config, extraArgs: ["--quiet"] }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         if (up) {
           tally.upsFailed++;
           const text = up instanceof RunFailed ? up.stdout + up.stderr : String(up);
@@ -102,7 +105,10 @@ describe("soak", () => {
 
         control.clearFaults();
         for (const f of drawn) if (f.spec?.operation === "remove") control.fault(f.spec);
-        const destroyed = await stack.run("destroy", { extraArgs: ["--quiet"] }).then(() => undefined, (e: unknown) => e);
+        const destroyed = await stack.run("destroy", { extraArgs: ["--quiet"] }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         if (!destroyed) tally.faultsNotFired += control.faults().length;
         if (destroyed) {
           tally.destroysFailed++;

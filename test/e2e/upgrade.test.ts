@@ -75,80 +75,83 @@ async function importRecorded(stack: E2EStack, stateFile: string, recorded: Reco
   expect(imported.code, imported.stderr).toBe(0);
 }
 
-it.concurrent("refreshes, previews without changes, updates in place and destroys a stack recorded with release 0.1.0, refreshing its sessions recorded with the previous fingerprint format into the current one", async () => {
-  const { projectDir } = inject("e2e");
-  const recorded = JSON.parse(fixture(UPGRADE_SESSIONS_FILE)) as Recorded;
-  const vmIds = recorded.sessions.map((s) => s.vmId).sort();
-  expect(vmIds).toHaveLength(3);
+it.concurrent(
+  "refreshes, previews without changes, updates in place and destroys a stack recorded with release 0.1.0, refreshing its sessions recorded with the previous fingerprint format into the current one",
+  async () => {
+    const { projectDir } = inject("e2e");
+    const recorded = JSON.parse(fixture(UPGRADE_SESSIONS_FILE)) as Recorded;
+    const vmIds = recorded.sessions.map((s) => s.vmId).sort();
+    expect(vmIds).toHaveLength(3);
 
-  await withStack(
-    "upgrade.js",
-    async (stack) => {
-      await importRecorded(stack, UPGRADE_STATE_FILE, recorded);
-      // The service still holds the recorded sessions.
-      expect(active(stack)).toEqual(vmIds);
-      expect(await sessionIds(stack)).toEqual(vmIds);
+    await withStack(
+      "upgrade.js",
+      async (stack) => {
+        await importRecorded(stack, UPGRADE_STATE_FILE, recorded);
+        // The service still holds the recorded sessions.
+        expect(active(stack)).toEqual(vmIds);
+        expect(await sessionIds(stack)).toEqual(vmIds);
 
-      const config = { readyTimeoutSeconds: "120" };
-      // 0.1.0 recorded no layout version (layout 1, inferred from the missing owner record).
-      expect((await recordedSessions(stack)).versions).toEqual(vmIds.map(() => undefined));
-      // The first refresh records the account fingerprint that 0.1.0 did not, and the layout version (an
-      // update of each session's outputs); from then on refresh finds nothing to change.
-      const first = await stack.run("refresh");
-      expect(first.changes.delete ?? 0).toBe(0);
-      const { ids, owners, versions } = await recordedSessions(stack);
-      expect(ids).toEqual(vmIds);
-      expect(versions).toEqual(vmIds.map(() => 3));
-      expect(owners).toHaveLength(3);
-      // Salted per session: three records that cannot be linked to each other, of one service.
-      expect(new Set(owners).size).toBe(3);
-      for (const owner of owners) expect(owner).toMatch(/^acct2-[0-9a-f]{16}-[0-9a-f]{16}(\+[0-9a-f]{16})*@svc-[0-9a-f]{12}$/);
-      expect(new Set(owners.map((o) => String(o).split("@")[1])).size).toBe(1);
+        const config = { readyTimeoutSeconds: "120" };
+        // 0.1.0 recorded no layout version (layout 1, inferred from the missing owner record).
+        expect((await recordedSessions(stack)).versions).toEqual(vmIds.map(() => undefined));
+        // The first refresh records the account fingerprint that 0.1.0 did not, and the layout version (an
+        // update of each session's outputs); from then on refresh finds nothing to change.
+        const first = await stack.run("refresh");
+        expect(first.changes.delete ?? 0).toBe(0);
+        const { ids, owners, versions } = await recordedSessions(stack);
+        expect(ids).toEqual(vmIds);
+        expect(versions).toEqual(vmIds.map(() => 3));
+        expect(owners).toHaveLength(3);
+        // Salted per session: three records that cannot be linked to each other, of one service.
+        expect(new Set(owners).size).toBe(3);
+        for (const owner of owners) expect(owner).toMatch(/^acct2-[0-9a-f]{16}-[0-9a-f]{16}(\+[0-9a-f]{16})*@svc-[0-9a-f]{12}$/);
+        expect(new Set(owners.map((o) => String(o).split("@")[1])).size).toBe(1);
 
-      // The same sessions as the release before the salted fingerprint recorded them (a hash of the lower-cased
-      // contact, and no layout version): refresh recognises that record (layout 2) and replaces it with the current one.
-      const legacy = legacyFingerprint("developer@example.test", stack.emulator.apiBaseUrl);
-      const exported = JSON.parse(await stack.exportState());
-      for (const r of exported.deployment.resources ?? []) {
-        if (r.type !== TYPE) continue;
-        r.outputs.owner = legacy;
-        delete r.outputs.__stateVersion;
-      }
-      const stateFile = path.join(stack.workDir, "previous-format-state.json");
-      fs.writeFileSync(stateFile, JSON.stringify(exported), { mode: 0o600 });
-      const imported = await stack.cli(["stack", "import", "--file", stateFile]);
-      expect(imported.code, imported.stderr).toBe(0);
-      expect(await recordedOwners(stack)).toEqual(vmIds.map(() => legacy));
-      const second = await stack.run("refresh");
-      expect(second.changes.delete ?? 0).toBe(0);
-      const refreshed = await recordedSessions(stack);
-      expect(refreshed.ids).toEqual(vmIds);
-      expect(refreshed.owners).toHaveLength(3);
-      for (const owner of refreshed.owners) expect(owner).toMatch(/^acct2-/);
-      expect(refreshed.versions).toEqual(vmIds.map(() => 3));
+        // The same sessions as the release before the salted fingerprint recorded them (a hash of the lower-cased
+        // contact, and no layout version): refresh recognises that record (layout 2) and replaces it with the current one.
+        const legacy = legacyFingerprint("developer@example.test", stack.emulator.apiBaseUrl);
+        const exported = JSON.parse(await stack.exportState());
+        for (const r of exported.deployment.resources ?? []) {
+          if (r.type !== TYPE) continue;
+          r.outputs.owner = legacy;
+          delete r.outputs.__stateVersion;
+        }
+        const stateFile = path.join(stack.workDir, "previous-format-state.json");
+        fs.writeFileSync(stateFile, JSON.stringify(exported), { mode: 0o600 });
+        const imported = await stack.cli(["stack", "import", "--file", stateFile]);
+        expect(imported.code, imported.stderr).toBe(0);
+        expect(await recordedOwners(stack)).toEqual(vmIds.map(() => legacy));
+        const second = await stack.run("refresh");
+        expect(second.changes.delete ?? 0).toBe(0);
+        const refreshed = await recordedSessions(stack);
+        expect(refreshed.ids).toEqual(vmIds);
+        expect(refreshed.owners).toHaveLength(3);
+        for (const owner of refreshed.owners) expect(owner).toMatch(/^acct2-/);
+        expect(refreshed.versions).toEqual(vmIds.map(() => 3));
 
-      await stack.run("refresh", { expectNoChanges: true });
-      await stack.run("preview", { config, expectNoChanges: true });
+        await stack.run("refresh", { expectNoChanges: true });
+        await stack.run("preview", { config, expectNoChanges: true });
 
-      const updated = await stack.run("up", { config: { readyTimeoutSeconds: "240" } });
-      expect(updated.changes.replace ?? 0).toBe(0);
-      expect(updated.changes.create ?? 0).toBe(0);
-      expect(updated.changes.delete ?? 0).toBe(0);
-      expect(updated.changes.update).toBeGreaterThanOrEqual(2);
-      const outputs = updated.outputs.vmIds as { full: string; plain: string; review: Record<string, string> };
-      expect([outputs.full, outputs.plain, outputs.review.edge].sort()).toEqual(vmIds);
-      expect(stack.emulator.control.books().started).toBe(0);
-      expect(active(stack)).toEqual(vmIds);
-      await stack.run("preview", { config: { readyTimeoutSeconds: "240" }, expectNoChanges: true });
+        const updated = await stack.run("up", { config: { readyTimeoutSeconds: "240" } });
+        expect(updated.changes.replace ?? 0).toBe(0);
+        expect(updated.changes.create ?? 0).toBe(0);
+        expect(updated.changes.delete ?? 0).toBe(0);
+        expect(updated.changes.update).toBeGreaterThanOrEqual(2);
+        const outputs = updated.outputs.vmIds as { full: string; plain: string; review: Record<string, string> };
+        expect([outputs.full, outputs.plain, outputs.review.edge].sort()).toEqual(vmIds);
+        expect(stack.emulator.control.books().started).toBe(0);
+        expect(active(stack)).toEqual(vmIds);
+        await stack.run("preview", { config: { readyTimeoutSeconds: "240" }, expectNoChanges: true });
 
-      await stack.run("destroy");
-      expect(await sessionIds(stack)).toEqual([]);
-      expect(active(stack)).toEqual([]);
-      expect(stack.emulator.control.books().started).toBe(0);
-    },
-    { emulator: { apiKey: UPGRADE_API_KEY }, pathDirs: [path.join(projectDir, "node_modules", ".bin")], name: "upgrade" },
-  );
-});
+        await stack.run("destroy");
+        expect(await sessionIds(stack)).toEqual([]);
+        expect(active(stack)).toEqual([]);
+        expect(stack.emulator.control.books().started).toBe(0);
+      },
+      { emulator: { apiKey: UPGRADE_API_KEY }, pathDirs: [path.join(projectDir, "node_modules", ".bin")], name: "upgrade" },
+    );
+  },
+);
 
 it.concurrent("moves the dynamic sessions of a recorded ReviewSessions to the plugin's BrowserSession in place: same ids, same links, nothing started", async () => {
   const { projectDir } = inject("e2e");

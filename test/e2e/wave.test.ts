@@ -81,7 +81,10 @@ describe("a wave of pull-request stacks on a shared PostgreSQL backend", () => {
         control.preparation({ paused: true }); // the first update holds the stack while its session starts
         const first = stack.start("up");
         await until(() => control.sessions()[0], 60_000, "the first update's session");
-        const second = await stack.run("up").then(() => undefined, (e: unknown) => e);
+        const second = await stack.run("up").then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(second).toBeInstanceOf(RunFailed);
         expect((second as RunFailed).stdout + (second as RunFailed).stderr).toMatch(/currently locked/);
         control.preparation({ paused: false });

@@ -80,16 +80,13 @@ describe("the emulator answers loopback hosts only", () => {
 });
 
 describe("control POSTs are JSON only", () => {
-  it.each([["text/plain"], ["application/x-www-form-urlencoded"], ["multipart/form-data; boundary=x"], [undefined]])(
-    "refuses content type %s with 415 and changes nothing",
-    async (contentType) => {
-      const before = emu.control.settings().prepMs;
-      const r = await send(`${emu.controlUrl}/settings`, { method: "POST", contentType, body: '{"prepMs":7}' });
-      expect(r.status).toBe(415);
-      expect(r.body.message).toMatch(/Content-Type: application\/json/);
-      expect(emu.control.settings().prepMs).toBe(before);
-    },
-  );
+  it.each([["text/plain"], ["application/x-www-form-urlencoded"], ["multipart/form-data; boundary=x"], [undefined]])("refuses content type %s with 415 and changes nothing", async (contentType) => {
+    const before = emu.control.settings().prepMs;
+    const r = await send(`${emu.controlUrl}/settings`, { method: "POST", contentType, body: '{"prepMs":7}' });
+    expect(r.status).toBe(415);
+    expect(r.body.message).toMatch(/Content-Type: application\/json/);
+    expect(emu.control.settings().prepMs).toBe(before);
+  });
 
   it("refuses a bodiless control POST without the JSON content type too", async () => {
     emu.control.preparation({ paused: true });

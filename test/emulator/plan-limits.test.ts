@@ -15,15 +15,7 @@ beforeAll(async () => {
 afterAll(() => h.emu.close());
 beforeEach(() => h.emu.control.reset());
 
-const QUOTA_KEYS = [
-  "running_session_limit",
-  "running_sessions_used",
-  "running_sessions_remaining",
-  "cycle_session_limit",
-  "cycle_sessions_used",
-  "cycle_sessions_remaining",
-  "cycle_start",
-];
+const QUOTA_KEYS = ["running_session_limit", "running_sessions_used", "running_sessions_remaining", "cycle_session_limit", "cycle_sessions_used", "cycle_sessions_remaining", "cycle_start"];
 
 describe("plan limits", () => {
   it("answers upgrade when the running limit is reached, counting starting and running sessions", async () => {

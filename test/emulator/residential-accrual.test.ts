@@ -38,11 +38,7 @@ function residentialSession(state: EmulatorState, vmId: string): NewSession {
 /** An emulator's state on a fake clock, whose default account has 2 MiB split over two pools (1 MiB each). */
 function stateOnFakeClock(residentialBytesPerSecond: number): EmulatorState {
   vi.useFakeTimers({ toFake: ["Date", "setInterval", "clearInterval"], now: Date.parse("2026-11-02T00:00:00Z") });
-  return new EmulatorState(
-    { prepMs: 0, prepJitterMs: 0, stopMs: 0, residentialBytesPerSecond, rateLimit: 0, maxBodyBytes: 1_000_000 },
-    { apiKey: "rb_accrual", residentialMb: 2 },
-    createRandom(1),
-  );
+  return new EmulatorState({ prepMs: 0, prepJitterMs: 0, stopMs: 0, residentialBytesPerSecond, rateLimit: 0, maxBodyBytes: 1_000_000 }, { apiKey: "rb_accrual", residentialMb: 2 }, createRandom(1));
 }
 
 afterEach(() => vi.useRealTimers());

@@ -12,8 +12,7 @@ beforeAll(async () => {
 afterAll(() => h.emu.close());
 beforeEach(() => h.emu.control.reset());
 
-const v7create = (body: Record<string, unknown>, key?: string) =>
-  h.post("/v7/vm/create", body, key === undefined ? {} : { key });
+const v7create = (body: Record<string, unknown>, key?: string) => h.post("/v7/vm/create", body, key === undefined ? {} : { key });
 
 describe("version 7", () => {
   it("starts a session and answers vmId, share link and the session quota, without location fields", async () => {
@@ -23,15 +22,7 @@ describe("version 7", () => {
     expect(a.body.shareUrlPath).toMatch(/^\/fr\/s\?.+/);
     expect(a.body.shareUrl).toBe(h.emu.shareBase + a.body.shareUrlPath);
     expect(Object.keys(a.body.quota).sort()).toEqual(
-      [
-        "cycle_session_limit",
-        "cycle_sessions_remaining",
-        "cycle_sessions_used",
-        "cycle_start",
-        "running_session_limit",
-        "running_sessions_remaining",
-        "running_sessions_used",
-      ].sort(),
+      ["cycle_session_limit", "cycle_sessions_remaining", "cycle_sessions_used", "cycle_start", "running_session_limit", "running_sessions_remaining", "running_sessions_used"].sort(),
     );
     expect(a.body.quota.running_sessions_used).toBe(1);
   });

@@ -143,13 +143,16 @@ export function useEmulator(opts: EmulatorOptions = {}): TestEnv {
           apiVersion,
           ...setup.settings,
         };
-        const provider = new SessionProvider({
-          clientFor: (cfg) => client({ ...setup.client, baseUrl: cfg.baseUrl, apiKey: cfg.apiKey }),
-          schedule: FAST_POLL,
-          engineAlive: () => true,
-          diagnostics,
-          ...setup.deps,
-        }, { stackIdentity: () => setup.stackIdentity });
+        const provider = new SessionProvider(
+          {
+            clientFor: (cfg) => client({ ...setup.client, baseUrl: cfg.baseUrl, apiKey: cfg.apiKey }),
+            schedule: FAST_POLL,
+            engineAlive: () => true,
+            diagnostics,
+            ...setup.deps,
+          },
+          { stackIdentity: () => setup.stackIdentity },
+        );
         // An empty environment: the test process's own variables must not leak into the settings.
         provider.configure((key) => settings[key], {});
         return provider;

@@ -113,9 +113,19 @@ export function evaluate(src: string, ctx: Contexts, status: Status = { failed: 
     fromjson: ([s]) => JSON.parse(render(s ?? null)) as Value,
     tojson: ([v]) => JSON.stringify(v ?? null, null, 2),
     contains: ([hay, needle]) =>
-      Array.isArray(hay) ? hay.some((x) => equal(x, needle ?? null)) : render(hay ?? null).toLowerCase().includes(render(needle ?? null).toLowerCase()),
-    startswith: ([s, p]) => render(s ?? null).toLowerCase().startsWith(render(p ?? null).toLowerCase()),
-    endswith: ([s, p]) => render(s ?? null).toLowerCase().endsWith(render(p ?? null).toLowerCase()),
+      Array.isArray(hay)
+        ? hay.some((x) => equal(x, needle ?? null))
+        : render(hay ?? null)
+            .toLowerCase()
+            .includes(render(needle ?? null).toLowerCase()),
+    startswith: ([s, p]) =>
+      render(s ?? null)
+        .toLowerCase()
+        .startsWith(render(p ?? null).toLowerCase()),
+    endswith: ([s, p]) =>
+      render(s ?? null)
+        .toLowerCase()
+        .endsWith(render(p ?? null).toLowerCase()),
     success: () => !status.failed,
     failure: () => status.failed,
     always: () => true,

@@ -27,11 +27,7 @@ export interface LeftoverQuery {
  */
 export function isTestRunnerProcess(p: ProcessInfo): boolean {
   if (p.ppid !== process.pid) return false;
-  return (
-    /\(vitest \d+\)/.test(p.command) ||
-    p.command === "vitest-watchdog" ||
-    /[\\/]node_modules[\\/](vitest|vite|esbuild|@esbuild|tinypool)[\\/]/.test(p.command)
-  );
+  return /\(vitest \d+\)/.test(p.command) || p.command === "vitest-watchdog" || /[\\/]node_modules[\\/](vitest|vite|esbuild|@esbuild|tinypool)[\\/]/.test(p.command);
 }
 
 export function findLeftovers(q: LeftoverQuery): ProcessInfo[] {
@@ -43,12 +39,7 @@ export function findLeftovers(q: LeftoverQuery): ProcessInfo[] {
   // A folder's name followed by the end, a separator or " (deleted)" (how /proc shows a removed folder).
   const inFolder = (text: string | undefined) => text !== undefined && folders.some((f) => new RegExp(`${escape(f)}($|[\\/ ])`).test(text));
   return all.filter(
-    (p) =>
-      p.pid !== process.pid &&
-      !ancestors.has(p.pid) &&
-      p.state !== "Z" &&
-      !isRunner(p) &&
-      ((p.environ ?? "").split("\0").includes(tag) || inFolder(p.cwd) || inFolder(p.command)),
+    (p) => p.pid !== process.pid && !ancestors.has(p.pid) && p.state !== "Z" && !isRunner(p) && ((p.environ ?? "").split("\0").includes(tag) || inFolder(p.cwd) || inFolder(p.command)),
   );
 }
 

@@ -308,10 +308,7 @@ export class JobRun {
    * but for `always()`), `uses:` steps handed to `action` with their `with:` resolved (a stand-in for the
    * action, which fails it by returning false; none: every action does nothing and succeeds).
    */
-  async all(
-    action?: (step: Step, inputs: Record<string, string>, env: Record<string, string>) => boolean | void,
-    opts: StepOptions = {},
-  ): Promise<Array<{ step: Step } & StepResult>> {
+  async all(action?: (step: Step, inputs: Record<string, string>, env: Record<string, string>) => boolean | void, opts: StepOptions = {}): Promise<Array<{ step: Step } & StepResult>> {
     const results: Array<{ step: Step } & StepResult> = [];
     for (const step of this.job.steps) {
       const env = this.stepEnv(step);

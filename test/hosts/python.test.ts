@@ -57,7 +57,10 @@ describe.concurrent("examples/python-review under the Python language host", () 
     const dir = example("from-wheel");
     // The wheel's name has the version as Python writes it (9.9.9+e2e for 9.9.9-e2e).
     const wheels = path.join(inject("hosts").sdks, "python");
-    const wheel = path.join(wheels, fs.readdirSync(wheels).find((f) => f.endsWith("-py3-none-any.whl"))!);
+    const wheel = path.join(
+      wheels,
+      fs.readdirSync(wheels).find((f) => f.endsWith("-py3-none-any.whl"))!,
+    );
     // The virtualenv the example's Pulumi.yaml names, with its requirements and the wheel.
     const venv = path.join(dir, "venv");
     await run("python3", ["-m", "venv", venv]);

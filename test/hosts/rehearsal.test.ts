@@ -95,7 +95,10 @@ describe("what publishing put where", () => {
   });
 
   it("the npm registry serves both packages at the version, byte for byte the release's tarballs, under latest; a re-run publishes nothing", async () => {
-    const tarballs = { "pulumi-remote-browser": path.join(release, `pulumi-remote-browser-${VERSION}.tgz`), "@remote-browser/pulumi": path.join(release, "sdk", "nodejs", `remote-browser-pulumi-${VERSION}.tgz`) };
+    const tarballs = {
+      "pulumi-remote-browser": path.join(release, `pulumi-remote-browser-${VERSION}.tgz`),
+      "@remote-browser/pulumi": path.join(release, "sdk", "nodejs", `remote-browser-pulumi-${VERSION}.tgz`),
+    };
     for (const [name, file] of Object.entries(tarballs)) {
       const doc = (await (await fetch(`${npm.url}${name.replace("/", "%2f")}`)).json()) as { "dist-tags": Record<string, string>; versions: Record<string, { dist: { integrity: string } }> };
       expect(doc["dist-tags"].latest, name).toBe(VERSION);
@@ -107,7 +110,9 @@ describe("what publishing put where", () => {
   it("the simple index lists the wheel and the sdist with their sha256", () => {
     const page = fs.readFileSync(path.join(base, "pypi", "simple", "pulumi-remote-browser", "index.html"), "utf8");
     for (const file of fs.readdirSync(path.join(base, "pypi")).filter((f) => f.startsWith("pulumi_remote_browser-"))) {
-      const sha = createHash("sha256").update(fs.readFileSync(path.join(base, "pypi", file))).digest("hex");
+      const sha = createHash("sha256")
+        .update(fs.readFileSync(path.join(base, "pypi", file)))
+        .digest("hex");
       expect(page).toContain(`href="../../${file}#sha256=${sha}"`);
     }
   });
@@ -126,7 +131,11 @@ describe.concurrent("each SDK, installed from where it was published, under Pulu
     fs.cpSync(path.join(__dirname, "programs", "typescript"), dir, { recursive: true });
     fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "rehearsal-typescript", private: true }));
     const npmEnv = { ...process.env, NPM_CONFIG_USERCONFIG: npm.userconfig, NODE_AUTH_TOKEN: npm.token };
-    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", "@remote-browser/pulumi", `@pulumi/pulumi@${cellPulumiSdk()}`, "typescript@~5.9.3", "@types/node@^20.19.0"], { cwd: dir, env: npmEnv });
+    await run(
+      "npm",
+      ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", "@remote-browser/pulumi", `@pulumi/pulumi@${cellPulumiSdk()}`, "typescript@~5.9.3", "@types/node@^20.19.0"],
+      { cwd: dir, env: npmEnv },
+    );
     const installed = JSON.parse(fs.readFileSync(path.join(dir, "node_modules", "@remote-browser", "pulumi", "package.json"), "utf8")) as { version: string };
     expect(installed.version).toBe(VERSION);
     // The lock records what npm took: the registry's tarball, which is the release's byte for byte.
@@ -172,8 +181,13 @@ describe.concurrent("each SDK, installed from where it was published, under Pulu
     await run(path.join(venv, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", "-r", path.join(dir, "requirements.txt"), "pulumi-remote-browser"], {
       env: { ...process.env, PIP_EXTRA_INDEX_URL: `${pypi.url}simple/` },
     });
-    expect(pypi.served.some((p) => /^\/pulumi_remote_browser-.*\.whl$/.test(p)), "pip took the wheel from the index").toBe(true);
-    const plugin = JSON.parse(await run(path.join(venv, "bin", "python"), ["-c", "import importlib.resources as r, pulumi_remote_browser as m; print(r.files(m).joinpath('pulumi-plugin.json').read_text())"]));
+    expect(
+      pypi.served.some((p) => /^\/pulumi_remote_browser-.*\.whl$/.test(p)),
+      "pip took the wheel from the index",
+    ).toBe(true);
+    const plugin = JSON.parse(
+      await run(path.join(venv, "bin", "python"), ["-c", "import importlib.resources as r, pulumi_remote_browser as m; print(r.files(m).joinpath('pulumi-plugin.json').read_text())"]),
+    );
     expect(plugin).toMatchObject({ name: "remote-browser", version: VERSION, server: pluginIdentity().pluginDownloadURL });
 
     const { cli, account } = await stack(pulumiBin, dir, path.join(base, "python-state"), emulator);
@@ -218,7 +232,9 @@ describe("today, before anything is published: from the folder `npm run release`
     fs.cpSync(path.join(__dirname, "programs", "typescript"), dir, { recursive: true });
     fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "rehearsal-today", private: true }));
     const tarball = path.join(release, "sdk", "nodejs", `remote-browser-pulumi-${VERSION}.tgz`);
-    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, `@pulumi/pulumi@${cellPulumiSdk()}`, "typescript@~5.9.3", "@types/node@^20.19.0"], { cwd: dir });
+    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, `@pulumi/pulumi@${cellPulumiSdk()}`, "typescript@~5.9.3", "@types/node@^20.19.0"], {
+      cwd: dir,
+    });
     const { cli, account } = await stack(pulumiBin, dir, path.join(base, "today-state"), emulator);
     expect(cli.env.PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION, "nothing downloaded: the plugin can only be the one installed from the file").toBe("true");
     await cli.clean(["plugin", "install", "resource", "remote-browser", VERSION, "--file", path.join(release, ARCHIVE)]);

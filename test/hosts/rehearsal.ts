@@ -74,7 +74,11 @@ export async function verdaccio(dir: string, packages: string[]) {
       await exited;
     };
     try {
-      await waitFor(async () => (await fetch(`${url}-/ping`)).ok, () => child.exitCode !== null, 60_000);
+      await waitFor(
+        async () => (await fetch(`${url}-/ping`)).ok,
+        () => child.exitCode !== null,
+        60_000,
+      );
       const user = await fetch(`${url}-/user/org.couchdb.user:rehearsal`, {
         method: "PUT",
         headers: { "content-type": "application/json" },

@@ -26,11 +26,7 @@ beforeAll(() => {
 });
 
 /** What a value written in a program is, as far as its text tells. */
-type Value =
-  | { kind: "string" | "number" | "boolean"; value?: unknown }
-  | { kind: "list"; items: Value[] }
-  | { kind: "enumMember"; enumType: string; member: string }
-  | { kind: "expression" }; // computed when the program runs (config, interpolation): its type is not checked
+type Value = { kind: "string" | "number" | "boolean"; value?: unknown } | { kind: "list"; items: Value[] } | { kind: "enumMember"; enumType: string; member: string } | { kind: "expression" }; // computed when the program runs (config, interpolation): its type is not checked
 
 /** Problems of one property value against its spec ("" when it fits). */
 function mismatch(spec: PropertySpec, v: Value, where: string): string[] {
@@ -40,9 +36,7 @@ function mismatch(spec: PropertySpec, v: Value, where: string): string[] {
     const type = schema.types[token];
     if (!type?.enum) return [`${where}: ${spec.$ref} is not an enum of the schema`];
     if (v.kind === "enumMember") {
-      return v.enumType === token.split(":")[2] && type.enum.some((e) => e.name.toUpperCase() === v.member)
-        ? []
-        : [`${where}: ${v.enumType}.${v.member} is not a member of ${token}`];
+      return v.enumType === token.split(":")[2] && type.enum.some((e) => e.name.toUpperCase() === v.member) ? [] : [`${where}: ${v.enumType}.${v.member} is not a member of ${token}`];
     }
     return v.kind === "string" && type.enum.some((e) => e.value === v.value) ? [] : [`${where}: ${JSON.stringify(v)} is not one of ${token}`];
   }
@@ -121,7 +115,10 @@ function yamlProgramRules(dir: string, installed: boolean) {
     // such as the `description` the CLI's own project schema allows.
     const known = ["type", "default", "secret", "items", "value"];
     for (const [key, decl] of Object.entries(project.config ?? {})) {
-      expect(Object.keys(decl as object).filter((k) => !known.includes(k)), `config.${key}`).toEqual([]);
+      expect(
+        Object.keys(decl as object).filter((k) => !known.includes(k)),
+        `config.${key}`,
+      ).toEqual([]);
     }
   });
 
@@ -211,13 +208,11 @@ describe("the schema check itself", () => {
   it("catches a wrong name, a wrong type and a missing required input", () => {
     expect(problemsOf({ browsers: { kind: "string", value: "chrome" }, shareLanguage: { kind: "string", value: "xx" } }, ["shareUrl"])).toEqual([
       "browsers: expected a list, got string",
-      "shareLanguage: {\"kind\":\"string\",\"value\":\"xx\"} is not one of remote-browser:index:ShareLanguage",
+      'shareLanguage: {"kind":"string","value":"xx"} is not one of remote-browser:index:ShareLanguage',
       "required input url is not set",
       "output shareUrl is not in the schema",
     ]);
-    expect(problemsOf({ browsers: { kind: "list", items: [{ kind: "string" }] }, url: { kind: "string" }, urls: { kind: "string" } }, [])).toEqual([
-      "input urls is not in the schema",
-    ]);
+    expect(problemsOf({ browsers: { kind: "list", items: [{ kind: "string" }] }, url: { kind: "string" }, urls: { kind: "string" } }, [])).toEqual(["input urls is not in the schema"]);
     expect(problemsOf({ url: { kind: "string" }, readyTimeoutSeconds: { kind: "string" } }, ["shareUrls"], BROWSER_SESSION)).toEqual([
       "readyTimeoutSeconds: expected number, got string",
       "required input browser is not set",

@@ -32,9 +32,13 @@ describe("BrowserSession in the schema", () => {
   });
 
   it("has every output but the hidden ones, with exactly the share link secret", () => {
-    const visible = Object.entries(OUTPUTS).filter(([, f]) => !(f as { hidden?: boolean }).hidden).map(([n]) => n);
+    const visible = Object.entries(OUTPUTS)
+      .filter(([, f]) => !(f as { hidden?: boolean }).hidden)
+      .map(([n]) => n);
     expect(Object.keys(session.properties)).toEqual([...Object.keys(INPUTS), ...visible]);
-    const secrets = Object.entries(session.properties).filter(([, p]) => p.secret).map(([n]) => n);
+    const secrets = Object.entries(session.properties)
+      .filter(([, p]) => p.secret)
+      .map(([n]) => n);
     expect(secrets).toEqual(["shareUrl", "shareUrlPath"]);
     expect(session.properties).not.toHaveProperty("__idempotencyKey");
   });
@@ -46,7 +50,9 @@ describe("BrowserSession in the schema", () => {
     expect(provider).toEqual(config);
     expect({ ...providerVersion, defaultInfo: { environment: [CONFIG_FIELDS.apiVersion.env] } }).toEqual(configVersion);
     expect(Object.keys(NATIVE_SCHEMA.config.variables)).toEqual(Object.keys(CONFIG_FIELDS));
-    const secrets = Object.entries(NATIVE_SCHEMA.config.variables).filter(([, v]) => (v as { secret?: boolean }).secret).map(([k]) => k);
+    const secrets = Object.entries(NATIVE_SCHEMA.config.variables)
+      .filter(([, v]) => (v as { secret?: boolean }).secret)
+      .map(([k]) => k);
     expect(secrets).toEqual(["apiKey", "idempotencySecret"]);
   });
 
@@ -100,7 +106,9 @@ function misfits(value: unknown, spec: Spec, at: string): string[] {
       if (typeof value !== "object") return [`${at} is not an object`];
       const o = value as Record<string, unknown>;
       return [
-        ...Object.keys(o).filter((k) => !(k in spec.properties!)).map((k) => `${at}.${k} is not declared`),
+        ...Object.keys(o)
+          .filter((k) => !(k in spec.properties!))
+          .map((k) => `${at}.${k} is not declared`),
         ...(spec.required ?? []).filter((k) => o[k] === undefined || o[k] === null).map((k) => `${at}.${k} is required but absent`),
         ...Object.entries(spec.properties!).flatMap(([k, s]) => misfits(o[k], s, `${at}.${k}`)),
       ];

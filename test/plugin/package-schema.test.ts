@@ -28,10 +28,7 @@ describe("the component schema", () => {
     const derived = await deriveSchema(root);
     const file = path.join(root, SCHEMA_FILE);
     if (process.env.UPDATE_COMPONENT_SCHEMA === "1") fs.writeFileSync(file, schemaFileText(derived));
-    expect(
-      fs.readFileSync(file, "utf8"),
-      `${SCHEMA_FILE} is stale: run UPDATE_COMPONENT_SCHEMA=1 npx vitest run --project unit test/plugin/package-schema.test.ts`,
-    ).toBe(schemaFileText(derived));
+    expect(fs.readFileSync(file, "utf8"), `${SCHEMA_FILE} is stale: run UPDATE_COMPONENT_SCHEMA=1 npx vitest run --project unit test/plugin/package-schema.test.ts`).toBe(schemaFileText(derived));
     // Served as derived, with the installed package's version, beside the native part (test/plugin/native-schema.test.ts).
     expect(served).toEqual(withNativeSchema({ ...derived, version }));
   }, 60_000);
@@ -48,9 +45,7 @@ describe("the component schema", () => {
   it("requires browsers and url, and types every input", () => {
     const { inputProperties, requiredInputs } = served.resources[TYPE];
     expect(requiredInputs).toEqual(["browsers", "url"]);
-    const types = Object.fromEntries(
-      Object.entries(inputProperties).map(([k, p]) => [k, p.$ref ?? (p.items ? `${p.type}<${p.items.type}>` : p.type)]),
-    );
+    const types = Object.fromEntries(Object.entries(inputProperties).map(([k, p]) => [k, p.$ref ?? (p.items ? `${p.type}<${p.items.type}>` : p.type)]));
     expect(types).toEqual({
       browsers: "array<string>",
       url: "string",

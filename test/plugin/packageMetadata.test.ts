@@ -29,7 +29,10 @@ describe("the package metadata of the served schema", () => {
   it("passes the metadata rules of the registry's generator (resourcedocsgen's writePackageMetadata)", () => {
     // The name the registry infers from the repository's name (`pulumi-` dropped), a semver version, a
     // publisher, and a `category/` keyword among the registry's categories (pkg/lookup.go CategoryNameMap).
-    const slugName = (served.repository as string).split("/").pop()!.replace(/^pulumi-/, "");
+    const slugName = (served.repository as string)
+      .split("/")
+      .pop()!
+      .replace(/^pulumi-/, "");
     expect(served.name).toBe(slugName);
     expect(served.version).toMatch(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/);
     expect(served.publisher).toMatch(/\S/);

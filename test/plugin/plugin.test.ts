@@ -42,9 +42,7 @@ async function schemaFrom(command: string, args: string[], cwd: string, env = pr
   });
   const client = new provrpc.ResourceProviderClient(`127.0.0.1:${firstLine.trim()}`, grpc.credentials.createInsecure());
   try {
-    const text = await new Promise<string>((resolve, reject) =>
-      client.getSchema(new provproto.GetSchemaRequest(), (err: Error | null, res: any) => (err ? reject(err) : resolve(res.getSchema()))),
-    );
+    const text = await new Promise<string>((resolve, reject) => client.getSchema(new provproto.GetSchemaRequest(), (err: Error | null, res: any) => (err ? reject(err) : resolve(res.getSchema()))));
     return { schema: JSON.parse(text), firstLine };
   } finally {
     client.close();
@@ -108,26 +106,30 @@ describe("the Node.js language host's way in", () => {
       fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions }));
     },
   };
-  it.each(Object.keys(programs))("run-plugin serves remote-browser from a source checkout that was not built (as a git URL installs it), run in %s", async (kind) => {
-    const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-run-plugin-"));
-    try {
-      const checkout = path.join(base, "checkout");
-      fs.mkdirSync(checkout);
-      for (const entry of ["main.js", "source-checkout.js", "index.ts", "plugin", "core", "engine-conventions", "dynamic", "sdk", "client", "package.json", "tsconfig.json", "PulumiPlugin.yaml"]) {
-        fs.cpSync(path.join(root, entry), path.join(checkout, entry), { recursive: true });
+  it.each(Object.keys(programs))(
+    "run-plugin serves remote-browser from a source checkout that was not built (as a git URL installs it), run in %s",
+    async (kind) => {
+      const base = fs.mkdtempSync(path.join(os.tmpdir(), "prb-run-plugin-"));
+      try {
+        const checkout = path.join(base, "checkout");
+        fs.mkdirSync(checkout);
+        for (const entry of ["main.js", "source-checkout.js", "index.ts", "plugin", "core", "engine-conventions", "dynamic", "sdk", "client", "package.json", "tsconfig.json", "PulumiPlugin.yaml"]) {
+          fs.cpSync(path.join(root, entry), path.join(checkout, entry), { recursive: true });
+        }
+        fs.symlinkSync(path.join(root, "node_modules"), path.join(checkout, "node_modules"), "dir");
+        const program = path.join(base, "program");
+        fs.mkdirSync(program);
+        programs[kind]!(program);
+        const runPlugin = require.resolve("@pulumi/pulumi/cmd/run-plugin");
+        const { schema, firstLine } = await schemaFrom(process.execPath, [runPlugin, checkout, engineAddress], program, { ...process.env, TS_NODE_CACHE: "false" });
+        expect(firstLine).toMatch(/^\d+$/);
+        expect(schema).toEqual(served);
+      } finally {
+        fs.rmSync(base, { recursive: true, force: true });
       }
-      fs.symlinkSync(path.join(root, "node_modules"), path.join(checkout, "node_modules"), "dir");
-      const program = path.join(base, "program");
-      fs.mkdirSync(program);
-      programs[kind]!(program);
-      const runPlugin = require.resolve("@pulumi/pulumi/cmd/run-plugin");
-      const { schema, firstLine } = await schemaFrom(process.execPath, [runPlugin, checkout, engineAddress], program, { ...process.env, TS_NODE_CACHE: "false" });
-      expect(firstLine).toMatch(/^\d+$/);
-      expect(schema).toEqual(served);
-    } finally {
-      fs.rmSync(base, { recursive: true, force: true });
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });
 
 describe("the provider's construct", () => {

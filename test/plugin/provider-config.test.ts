@@ -26,7 +26,9 @@ describe("CheckConfig", () => {
   }
 
   it("refuses a bad value that comes from the environment fallback as well", () => {
-    expect(checkConfig(ok, { REMOTE_BROWSER_API_VERSION: "v6" }).failures).toEqual([{ property: "", reason: expect.stringMatching(/apiVersion \(or REMOTE_BROWSER_API_VERSION\)|apiVersion must be/) }]);
+    expect(checkConfig(ok, { REMOTE_BROWSER_API_VERSION: "v6" }).failures).toEqual([
+      { property: "", reason: expect.stringMatching(/apiVersion \(or REMOTE_BROWSER_API_VERSION\)|apiVersion must be/) },
+    ]);
   });
 
   it("hands the key and the idempotency secret back as secrets even when they came in plain, so the state never holds them in clear", () => {
@@ -120,7 +122,12 @@ describe("CheckConfig refuses before anything is recorded", () => {
   it("refuses a misspelt credential (the provider would ignore it), warns of any other unknown key, and leaves the engine's inputs alone", () => {
     const { failures, warnings } = checkConfig({ ...ok, apikey: "rb_plain_typo_0123", colour: "blue", version: "0.1.0", pluginDownloadURL: "https://x" }, {}, DEFAULT);
     expect(failures).toEqual([
-      { property: "", reason: expect.stringMatching(/remote-browser:apikey is not a setting but a misspelling of apiKey.*`pulumi config rm remote-browser:apikey`.*`pulumi config set --secret remote-browser:apiKey`/) },
+      {
+        property: "",
+        reason: expect.stringMatching(
+          /remote-browser:apikey is not a setting but a misspelling of apiKey.*`pulumi config rm remote-browser:apikey`.*`pulumi config set --secret remote-browser:apiKey`/,
+        ),
+      },
     ]);
     expect(warnings).toEqual([expect.stringMatching(/^remote-browser:colour is not a setting of the remote-browser provider and is ignored/)]);
     expect(JSON.stringify({ failures, warnings })).not.toContain("rb_plain_typo");
@@ -159,7 +166,7 @@ describe("a credential written as plain stack config", () => {
     const text = [
       "config:",
       "  remote-browser:apiKey: rb_plain_0123456789",
-      "  remote-browser:config:idempotencySecret: \"0123456789abcdef0123\"",
+      '  remote-browser:config:idempotencySecret: "0123456789abcdef0123"',
       "  remote-browser:baseUrl: https://api.example.com/v8",
       "  'remote-browser:apikey': typo",
       "  other:apiKey: not-ours",
@@ -197,7 +204,13 @@ describe("DiffConfig", () => {
 
 describe("Configure's settings", () => {
   it("reads the provider's inputs first, then the stack config's variables, secrets unwrapped", () => {
-    const get = settingsFrom({ apiKey: secret("from-args"), waitForCapacitySeconds: 12 }, new Map([["remote-browser:baseUrl", "https://v.example.com"], ["remote-browser:apiKey", "from-vars"]]));
+    const get = settingsFrom(
+      { apiKey: secret("from-args"), waitForCapacitySeconds: 12 },
+      new Map([
+        ["remote-browser:baseUrl", "https://v.example.com"],
+        ["remote-browser:apiKey", "from-vars"],
+      ]),
+    );
     expect(get("apiKey")).toBe("from-args");
     expect(get("waitForCapacitySeconds")).toBe("12");
     expect(get("baseUrl")).toBe("https://v.example.com");

@@ -120,7 +120,11 @@ describe("read", () => {
 
   it("bounds the id of a read or a delete and never repeats a long one", async () => {
     const huge = `vm-${"x".repeat(1024 * 1024)}`;
-    for (const attempt of [() => native().read({ id: huge, props: {}, inputs: {} }), () => native().read({ id: huge, props: { vmId: huge, owner: "o" }, inputs: { browser: "chrome" } }), () => native().delete({ id: huge, props: { vmId: huge } })]) {
+    for (const attempt of [
+      () => native().read({ id: huge, props: {}, inputs: {} }),
+      () => native().read({ id: huge, props: { vmId: huge, owner: "o" }, inputs: { browser: "chrome" } }),
+      () => native().delete({ id: huge, props: { vmId: huge } }),
+    ]) {
       const err = await thrown(attempt);
       expect(err.code).toBe("validation");
       expect(err.message).toMatch(/the session id is 1048579 characters long, not a session id \(at most 256\)/);
@@ -133,7 +137,11 @@ describe("read", () => {
     const vmId = (await t.client().createSession({ browser: "chrome" })).vmId;
     t.emu.control.clearRequests();
     const masked = `${vmId.slice(0, 3)}•••${vmId.slice(-3)}`;
-    for (const attempt of [() => native().read({ id: masked, props: {}, inputs: {} }), () => native().read({ id: masked, props: { vmId: masked, owner: "o" }, inputs: { browser: "chrome" } }), () => native().delete({ id: masked, props: { vmId: masked } })]) {
+    for (const attempt of [
+      () => native().read({ id: masked, props: {}, inputs: {} }),
+      () => native().read({ id: masked, props: { vmId: masked, owner: "o" }, inputs: { browser: "chrome" } }),
+      () => native().delete({ id: masked, props: { vmId: masked } }),
+    ]) {
       const err = await thrown(attempt);
       expect(err.code).toBe("validation");
       expect(err.message).toMatch(/is a masked id: .*cannot address a session/);
@@ -206,7 +214,11 @@ describe("check, diff, update and delete", () => {
     expect(native().diff({ id: vmId, olds: props, news: { ...declared, url: "https://other.example.com/" }, oldInputs: declared })).toMatchObject({ changes: true, replaces: ["url"] });
     const { country: _dropped, ...withoutCountry } = declared;
     expect(native().diff({ id: vmId, olds: props, news: withoutCountry, oldInputs: declared })).toMatchObject({ changes: true, replaces: ["country"] });
-    expect(native().diff({ id: vmId, olds: props, news: { ...declared, readyTimeoutSeconds: 90 }, oldInputs: declared })).toMatchObject({ changes: true, replaces: [], diffs: ["readyTimeoutSeconds"] });
+    expect(native().diff({ id: vmId, olds: props, news: { ...declared, readyTimeoutSeconds: 90 }, oldInputs: declared })).toMatchObject({
+      changes: true,
+      replaces: [],
+      diffs: ["readyTimeoutSeconds"],
+    });
     // The browser, which the service reports, is never adopted.
     expect(native().diff({ id: vmId, olds: props, news: { ...declared, browser: "chrome" }, oldInputs: inputs })).toMatchObject({ changes: true, replaces: ["browser"] });
     // A session the plugin started is diffed against its outputs, as before: nothing is adopted.
@@ -233,11 +245,14 @@ describe("warnings on the session's own row", () => {
   function handlers() {
     const m = pulumiModules();
     const ctx = t.provider({ apiVersion: "v7" }).ctx;
-    const h = nativeHandlers(m, () => {
-      throw new Error("no component calls here");
-    }, ctx);
-    const callOf = (name: NativeCall, request: unknown) =>
-      new Promise<unknown>((resolve, reject) => h[name]!({ request }, (err, value) => (err ? reject(err) : resolve(value))));
+    const h = nativeHandlers(
+      m,
+      () => {
+        throw new Error("no component calls here");
+      },
+      ctx,
+    );
+    const callOf = (name: NativeCall, request: unknown) => new Promise<unknown>((resolve, reject) => h[name]!({ request }, (err, value) => (err ? reject(err) : resolve(value))));
     return { m, callOf };
   }
 
@@ -249,7 +264,10 @@ describe("warnings on the session's own row", () => {
     create.setProperties(m.struct.Struct.fromJavaScript({ browser: "chrome" }));
     const created = (await callOf("create", create)) as { getId(): string; getProperties(): { toJavaScript(): Record<string, unknown> } };
     const props = m.struct.Struct.fromJavaScript(created.getProperties().toJavaScript());
-    for (const [name, Request] of [["read", m.proto.ReadRequest], ["delete", m.proto.DeleteRequest]] as const) {
+    for (const [name, Request] of [
+      ["read", m.proto.ReadRequest],
+      ["delete", m.proto.DeleteRequest],
+    ] as const) {
       const req = new Request();
       req.setId(created.getId());
       req.setUrn(URN);

@@ -255,7 +255,10 @@ describe("input from the engine that is never trusted", () => {
     del.setUrn(URN);
     del.setType(TYPE);
     del.setProperties(Struct.fromJavaScript({ vmId: huge }));
-    for (const [method, req] of [["read", read], ["delete", del]] as const) {
+    for (const [method, req] of [
+      ["read", read],
+      ["delete", del],
+    ] as const) {
       const err = await failure(call(method, req));
       expect(err?.details, method).toMatch(/the session id is 1048579 characters long, not a session id/);
       expect(err!.details.length, method).toBeLessThan(300);
@@ -322,8 +325,18 @@ describe("the data sources over gRPC", () => {
     expect(ours.some((s) => s.maskedId.slice(-4) === created.getId().slice(-4))).toBe(true);
     req.setArgs(Struct.fromJavaScript({ states: ["runing"], since: "yesterday" }));
     const refused = await call("invoke", req);
-    expect(refused.getFailuresList().map((f: any) => f.getProperty()).sort()).toEqual(["since", "states"]);
-    expect(refused.getFailuresList().map((f: any) => f.getReason()).join("\n")).toMatch(/takes no argument since/);
+    expect(
+      refused
+        .getFailuresList()
+        .map((f: any) => f.getProperty())
+        .sort(),
+    ).toEqual(["since", "states"]);
+    expect(
+      refused
+        .getFailuresList()
+        .map((f: any) => f.getReason())
+        .join("\n"),
+    ).toMatch(/takes no argument since/);
   });
 });
 

@@ -87,11 +87,11 @@ beforeAll(async () => {
   engine = net.createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
   const address = `127.0.0.1:${(engine.address() as net.AddressInfo).port}`;
-  child = spawn(
-    process.execPath,
-    ["--require", path.join(root, "test", "fixtures", "plugin-start", "record.js"), path.join(root, "bin", "pulumi-resource-remote-browser"), address],
-    { cwd: work, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PRB_START_RECORD: recordFile, REMOTE_BROWSER_API_KEY: "" } },
-  );
+  child = spawn(process.execPath, ["--require", path.join(root, "test", "fixtures", "plugin-start", "record.js"), path.join(root, "bin", "pulumi-resource-remote-browser"), address], {
+    cwd: work,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, PRB_START_RECORD: recordFile, REMOTE_BROWSER_API_KEY: "" },
+  });
   let stderr = "";
   child.stderr!.on("data", (d) => (stderr += d));
   const port = await new Promise<string>((resolve, reject) => {
@@ -123,7 +123,10 @@ describe("the plugin's start", () => {
     expect(loadedOf(atPort, NEVER)).toEqual([]);
     // The engine's own modules of @pulumi/pulumi: the protocol modules alone.
     const sdk = atPort.modules.filter((m) => m.split(path.sep).join("/").includes("/@pulumi/pulumi/")).map((m) => m.split("/@pulumi/pulumi/")[1]);
-    expect(sdk.every((m) => m!.startsWith("proto/")), sdk.join(", ")).toBe(true);
+    expect(
+      sdk.every((m) => m!.startsWith("proto/")),
+      sdk.join(", "),
+    ).toBe(true);
   });
 
   it("reads no file but the modules it loads, and connects nowhere, before it prints its port (the engine's watch starts after)", async () => {

@@ -76,8 +76,7 @@ describe("the release bundle", () => {
       child!.on("exit", (code) => reject(new Error(`the bundle exited (${code}) before printing its port:\n${stderr}`)));
     });
     const client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-    const call = <T = any>(method: string, req: unknown) =>
-      new Promise<T>((resolve, reject) => client[method](req, (err: Error | null, res: T) => (err ? reject(err) : resolve(res))));
+    const call = <T = any>(method: string, req: unknown) => new Promise<T>((resolve, reject) => client[method](req, (err: Error | null, res: T) => (err ? reject(err) : resolve(res))));
     try {
       expect((await call("getPluginInfo", new Empty())).getVersion()).toBe(facts.version);
       const served = JSON.parse((await call("getSchema", new provproto.GetSchemaRequest())).getSchema());

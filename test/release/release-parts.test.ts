@@ -128,7 +128,11 @@ describe("a plugin archive", () => {
   function archiveOf(name: string, modes: { exe: number; doc: number }, mtime: Date): Buffer {
     const dir = path.join(tmp, `archive-${name}`);
     fs.mkdirSync(dir);
-    for (const [file, content, mode] of [["pulumi-resource-remote-browser", "#!binary", modes.exe], ["LICENSE", "license text", modes.doc], ["README.md", "# readme", modes.doc]] as const) {
+    for (const [file, content, mode] of [
+      ["pulumi-resource-remote-browser", "#!binary", modes.exe],
+      ["LICENSE", "license text", modes.doc],
+      ["README.md", "# readme", modes.doc],
+    ] as const) {
       fs.writeFileSync(path.join(dir, file), content);
       fs.chmodSync(path.join(dir, file), mode);
       fs.utimesSync(path.join(dir, file), mtime, mtime);

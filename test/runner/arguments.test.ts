@@ -111,9 +111,7 @@ describe("the runner's advice", () => {
   it("names the project also when the run derived it from the program's folder, and the backend only as shown", () => {
     const parts = { program: "/x/prog/index.js", stack: "dev", project: "prog", backend: "--backend-env PULUMI_BACKEND_URL" };
     expect(runnerCommand("cancel", parts)).toBe("pulumi-remote-browser-run cancel --stack dev --project prog --backend-env PULUMI_BACKEND_URL");
-    expect(runnerCommand("refresh", parts, "--clear-pending-creates")).toBe(
-      "pulumi-remote-browser-run refresh --stack dev --project prog --backend-env PULUMI_BACKEND_URL --clear-pending-creates",
-    );
+    expect(runnerCommand("refresh", parts, "--clear-pending-creates")).toBe("pulumi-remote-browser-run refresh --stack dev --project prog --backend-env PULUMI_BACKEND_URL --clear-pending-creates");
     expect(runnerCommand("up", { ...parts, workDir: "/my dir" })).toBe(
       "pulumi-remote-browser-run up --program /x/prog/index.js --stack dev --project prog --work-dir '/my dir' --backend-env PULUMI_BACKEND_URL",
     );

@@ -167,10 +167,7 @@ describe("the audit's table", () => {
 
   it("prints only the plain CLI's commands, which fit any program, for a stack the runner did not make", () => {
     const pending = { stack: "org/yproj/dev", urn: "urn:pulumi:dev::yproj::remote-browser:index:BrowserSession::s", browser: "chrome" };
-    expect(recoveryCommands(pending, { variable: "PULUMI_BACKEND_URL" })).toEqual([
-      "pulumi cancel --yes --stack org/yproj/dev",
-      "pulumi refresh --clear-pending-creates --yes --stack org/yproj/dev",
-    ]);
+    expect(recoveryCommands(pending, { variable: "PULUMI_BACKEND_URL" })).toEqual(["pulumi cancel --yes --stack org/yproj/dev", "pulumi refresh --clear-pending-creates --yes --stack org/yproj/dev"]);
     const text = formatReport(run([listed("vm-aaaaaaaa1111", "Google Chrome", 5)], [], [pending]), { orphanMinutes: 30, calls: 2, runnerStacks: new Set(["org/other/dev"]) });
     expect(text).not.toContain("pulumi-remote-browser-run");
     expect(text).toContain("pulumi refresh --clear-pending-creates --yes --stack org/yproj/dev");
@@ -219,7 +216,10 @@ describe("the audit's command line", () => {
       process.env.REMOTE_BROWSER_BASE_URL = "http://127.0.0.1:9/v8";
       await expect(auditMain([])).rejects.toThrow(/the audit reads the account's sessions: set REMOTE_BROWSER_API_KEY/);
     } finally {
-      for (const [name, v] of [["REMOTE_BROWSER_API_KEY", saved.key], ["REMOTE_BROWSER_BASE_URL", saved.url]] as const) {
+      for (const [name, v] of [
+        ["REMOTE_BROWSER_API_KEY", saved.key],
+        ["REMOTE_BROWSER_BASE_URL", saved.url],
+      ] as const) {
         if (v === undefined) delete process.env[name];
         else process.env[name] = v;
       }

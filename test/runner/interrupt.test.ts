@@ -54,11 +54,16 @@ describe("the first Ctrl-C", () => {
   it("is not sent again when the terminal sent it to the CLI already (a second SIGINT would stop the CLI at once)", async () => {
     const p = fakeProcess({ terminal: true });
     let aborted = false;
-    const run = interruptible("up", next, async (signal) => {
-      signal.addEventListener("abort", () => (aborted = true));
-      await new Promise((r) => setTimeout(r, 50));
-      throw new Error("error: update canceled");
-    }, p.deps);
+    const run = interruptible(
+      "up",
+      next,
+      async (signal) => {
+        signal.addEventListener("abort", () => (aborted = true));
+        await new Promise((r) => setTimeout(r, 50));
+        throw new Error("error: update canceled");
+      },
+      p.deps,
+    );
     p.press();
     await expect(run).rejects.toBeInstanceOf(Interrupted);
     expect(aborted).toBe(false);
@@ -66,10 +71,15 @@ describe("the first Ctrl-C", () => {
 
   it("that comes too late leaves the finished run as it is", async () => {
     const p = fakeProcess();
-    const run = interruptible("refresh", next, async () => {
-      p.press();
-      return "done";
-    }, p.deps);
+    const run = interruptible(
+      "refresh",
+      next,
+      async () => {
+        p.press();
+        return "done";
+      },
+      p.deps,
+    );
     await expect(run).resolves.toBe("done");
     expect(p.said.at(-1)).toMatch(/the refresh had finished before the cancel took effect/);
   });

@@ -22,7 +22,11 @@ describe("stack outputs read from one stack export", () => {
 
   it("flags the top-level secrets, as the Automation API does, and masks nested ones", () => {
     const { outputs, masked } = outputsOfExport(read("export.json"));
-    expect(Object.keys(outputs).filter((k) => outputs[k]!.secret).sort()).toEqual(["secretObject", "secretText"]);
+    expect(
+      Object.keys(outputs)
+        .filter((k) => outputs[k]!.secret)
+        .sort(),
+    ).toEqual(["secretObject", "secretText"]);
     expect(outputs.nested!.secret).toBe(false);
     expect(masked.nested).toEqual({ open: "yes", closed: "[secret]", deeper: { link: "[secret]" } });
     // A secret inside a secret comes out plain in the plain view.

@@ -49,9 +49,7 @@ describe("the passphrase of a run", () => {
         expect(run).toThrow(/PULUMI_CONFIG_PASSPHRASE .*PULUMI_CONFIG_PASSPHRASE_FILE/);
       }
       // The same refusal reaches whoever builds the engine's environment.
-      withoutPassphraseVariables(() =>
-        expect(() => engineEnvironment({ pulumiBin: "/bin/true", stateDir: dir, workDir: ROOT, backendUrl })).toThrow(PassphraseMissingError),
-      );
+      withoutPassphraseVariables(() => expect(() => engineEnvironment({ pulumiBin: "/bin/true", stateDir: dir, workDir: ROOT, backendUrl })).toThrow(PassphraseMissingError));
     },
   );
 

@@ -107,8 +107,6 @@ describe("redaction of what the runner passes on", () => {
     expect(redactor([])(`Authorization: [token ${token}]`)).toBe("Authorization: [token pul-[secret]]");
     const env = { PULUMI_ACCESS_TOKEN: "an-odd-token-from-a-self-hosted-cloud", REMOTE_BROWSER_IDEMPOTENCY_SECRET: "0123456789abcdef", PATH: "/usr/bin", EMPTY_KEY: "" };
     expect(secretsOfEnvironment(env).sort()).toEqual(["0123456789abcdef", "an-odd-token-from-a-self-hosted-cloud"]);
-    expect(redactor(secretsOfEnvironment(env))("headers=map[Authorization:[token an-odd-token-from-a-self-hosted-cloud]]")).toBe(
-      "headers=map[Authorization:[token [secret]]]",
-    );
+    expect(redactor(secretsOfEnvironment(env))("headers=map[Authorization:[token an-odd-token-from-a-self-hosted-cloud]]")).toBe("headers=map[Authorization:[token [secret]]]");
   });
 });

@@ -24,15 +24,12 @@ describe("--secrets-file", () => {
     expect(readSecretsFile(secretsFile(mode))).toEqual({ "remote-browser:apiKey": "rb_test_key_0123456789" });
   });
 
-  it.each([0o640, 0o604, 0o620, 0o602, 0o610, 0o601, 0o644, 0o666])(
-    "refuses a file with any group or other bit (mode %o), saying how to make it private",
-    (mode) => {
-      const file = secretsFile(mode);
-      const read = () => readSecretsFile(file);
-      expect(read).toThrow(UsageError);
-      expect(read).toThrow(`--secrets-file ${file}: open to other users (mode ${mode.toString(8)}); make it private first: chmod 600 ${file}`);
-    },
-  );
+  it.each([0o640, 0o604, 0o620, 0o602, 0o610, 0o601, 0o644, 0o666])("refuses a file with any group or other bit (mode %o), saying how to make it private", (mode) => {
+    const file = secretsFile(mode);
+    const read = () => readSecretsFile(file);
+    expect(read).toThrow(UsageError);
+    expect(read).toThrow(`--secrets-file ${file}: open to other users (mode ${mode.toString(8)}); make it private first: chmod 600 ${file}`);
+  });
 
   it("refuses what is not a JSON object of non-empty strings, without quoting the file", () => {
     const cases: Array<[string, RegExp]> = [

@@ -24,7 +24,11 @@ const cli = { pulumiBin: "/nonexistent/pulumi", workDir: "/nonexistent", env: {}
 describe("the runner's stack config", () => {
   it("writes no plain value the stack's settings file holds already, under any spelling of its key", async () => {
     const { stack, written } = stackHolding({ "review:url": "https://example.com/pr/7", "remote-browser:baseUrl": "http://127.0.0.1:1/v8" });
-    const wrote = await setStackConfig(stack, { url: { value: "https://example.com/pr/7" }, "remote-browser:baseUrl": { value: "http://127.0.0.1:1/v8" }, "review:config:url": { value: "https://example.com/pr/7" } }, cli);
+    const wrote = await setStackConfig(
+      stack,
+      { url: { value: "https://example.com/pr/7" }, "remote-browser:baseUrl": { value: "http://127.0.0.1:1/v8" }, "review:config:url": { value: "https://example.com/pr/7" } },
+      cli,
+    );
     expect(written).toEqual([]);
     // No command ran, so nothing says the stack exists (the runner then asks, see runner/index.ts).
     expect(wrote).toBe(false);

@@ -142,11 +142,7 @@ describe("BrowserSession resource options", () => {
   });
 
   it("keeps its options over the caller's and merges the caller's secret outputs", async () => {
-    const session = new BrowserSession(
-      "opts-merged",
-      { browser: "chrome" },
-      { deleteBeforeReplace: false, additionalSecretOutputs: ["browserName"], protect: true },
-    );
+    const session = new BrowserSession("opts-merged", { browser: "chrome" }, { deleteBeforeReplace: false, additionalSecretOutputs: ["browserName"], protect: true });
     await value(session.urn);
     const reg = engine.registration("opts-merged");
     expect(reg.deleteBeforeReplace).toBe(true);

@@ -43,7 +43,9 @@ describe("credentials set as plain stack config", () => {
     await value(new BrowserSession("f", { browser: "chrome" }).urn);
     expect(warnings).toEqual([
       expect.stringMatching(/^remote-browser:apiKey is set as plain .*`pulumi config set --secret remote-browser:apiKey`/),
-      expect.stringMatching(/^remote-browser:api_key is set as plain .*`pulumi config set --secret remote-browser:apiKey` \(and `pulumi config rm remote-browser:api_key`: the provider ignores that spelling\)/),
+      expect.stringMatching(
+        /^remote-browser:api_key is set as plain .*`pulumi config set --secret remote-browser:apiKey` \(and `pulumi config rm remote-browser:api_key`: the provider ignores that spelling\)/,
+      ),
     ]);
     expect(warnings.join("\n")).not.toMatch(/rb_test_/);
   });

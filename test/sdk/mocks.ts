@@ -125,9 +125,12 @@ export function useMockEngine(setup: { config?: Record<string, string>; secretKe
         provider: req.getProvider(),
         aliases: [
           ...req.getAliasurnsList(),
-          ...req.getAliasesList().map((a: { getUrn(): string; getSpec(): { toObject(): Record<string, unknown> } | undefined }) =>
-            a.getUrn() || Object.fromEntries(Object.entries(a.getSpec()?.toObject() ?? {}).filter(([, v]) => v !== "" && v !== false && v !== undefined)),
-          ),
+          ...req
+            .getAliasesList()
+            .map(
+              (a: { getUrn(): string; getSpec(): { toObject(): Record<string, unknown> } | undefined }) =>
+                a.getUrn() || Object.fromEntries(Object.entries(a.getSpec()?.toObject() ?? {}).filter(([, v]) => v !== "" && v !== false && v !== undefined)),
+            ),
         ],
         dependencies: req.getDependenciesList(),
         wireObject: req.getObject()?.toJavaScript() ?? {},

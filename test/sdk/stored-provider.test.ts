@@ -68,10 +68,12 @@ function loadStoredProvider(): { provider: Record<string, (...args: unknown[]) =
   const impl = new Proxy(
     {},
     {
-      get: (_t, name) => (...args: unknown[]) => {
-        calls.push([String(name), args]);
-        return `result of ${String(name)}`;
-      },
+      get:
+        (_t, name) =>
+        (...args: unknown[]) => {
+          calls.push([String(name), args]);
+          return `result of ${String(name)}`;
+        },
     },
   );
   const sandbox = {

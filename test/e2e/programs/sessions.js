@@ -46,9 +46,7 @@ module.exports = async () => {
     }
   }
   // Read after the sessions started (`dependsOn`), as Pulumi's own functions can be: it counts them.
-  const usageAfter = config.getBoolean("usageAfter")
-    ? getUsageOutput({ dependsOn: Object.values(sessions), parent: Object.values(sessions)[0] })
-    : undefined;
+  const usageAfter = config.getBoolean("usageAfter") ? getUsageOutput({ dependsOn: Object.values(sessions), parent: Object.values(sessions)[0] }) : undefined;
   const pick = (f) => Object.fromEntries(Object.entries(sessions).map(([b, s]) => [b, f(s)]));
   return {
     vmIds: pick((s) => s.vmId),

@@ -22,10 +22,7 @@ it("records the state of the upgrade stack", async () => {
       await stack.run("up", { config: { readyTimeoutSeconds: "120" } });
       fs.writeFileSync(path.join(__dirname, UPGRADE_STATE_FILE), await stack.exportState());
       const seeds = stack.emulator.control.sessions().map(({ accountId: _a, ...view }) => view);
-      fs.writeFileSync(
-        path.join(__dirname, UPGRADE_SESSIONS_FILE),
-        `${JSON.stringify({ apiBaseUrl: stack.emulator.apiBaseUrl, shareBase: stack.emulator.shareBase, sessions: seeds }, null, 2)}\n`,
-      );
+      fs.writeFileSync(path.join(__dirname, UPGRADE_SESSIONS_FILE), `${JSON.stringify({ apiBaseUrl: stack.emulator.apiBaseUrl, shareBase: stack.emulator.shareBase, sessions: seeds }, null, 2)}\n`);
     },
     {
       emulator: { apiKey: UPGRADE_API_KEY },
