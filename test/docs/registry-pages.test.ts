@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { anchors, pageLinks, read, root } from "./markdown";
 
-/* eslint-disable @typescript-eslint/no-require-imports */
+/* eslint-disable @typescript-eslint/no-require-imports -- scripts/registry-pages.js is the CommonJS script the build runs with plain node: the test loads that very file */
 const { PAGES, publishedText, repositoryOf } = require("../../scripts/registry-pages.js") as {
   PAGES: string[];
   publishedText(text: string, opts: { page: string; repository: string; version: string; isDir(p: string): boolean }): string;

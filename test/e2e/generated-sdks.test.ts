@@ -169,7 +169,7 @@ export const images = rb.getImagesOutput().images.apply((i) => i.map((x) => x.id
     expect(examples.some((s) => s.code === docsExample("typescript"))).toBe(true);
     examples.forEach((s, i) => (sources[`docs-example-${i}.ts`] = `// ${s.where}\n${s.code}`));
     sources["tsconfig.json"] = JSON.stringify({
-      compilerOptions: { strict: true, target: "ES2020", module: "commonjs", moduleResolution: "node", esModuleInterop: true, outDir: "bin", types: [] },
+      compilerOptions: { strict: true, target: "ES2020", module: "commonjs", moduleResolution: "bundler", esModuleInterop: true, outDir: "bin", types: [] },
       files: Object.keys(sources),
     });
     // Installed and compiled once per change of what they read (the tarball, the versions, the sources), kept
