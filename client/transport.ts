@@ -42,8 +42,8 @@ export interface Call<T> {
   vmId?: string;
   schema: z.ZodType<T>;
   signal?: AbortSignal;
-  /** Told the service's clock (its `Date` header, ms since the epoch) when an attempt succeeds. */
-  onServerTime?: (ms: number) => void;
+  /** Told the service's clock (its `Date` header, ms since the epoch) at each answer, with the attempt's number (1: the first). */
+  onServerTime?: (ms: number, attempt: number) => void;
   /** @default "first" -- status polls say "poll": they wait behind creates and removes when the budget is short. */
   priority?: BudgetPriority;
   /**
@@ -175,7 +175,7 @@ export class Transport {
       // that its refusal, like any other of one burst, lowers the rate once.
       sentAt ??= this.budget.now();
       try {
-        const answer = await this.attempt(call, url, signal, ctx);
+        const answer = await this.attempt(call, url, signal, ctx, attempt);
         this.budget.succeeded();
         this.onAttempt?.({ operation: call.operation, attempt, outcome: "ok" });
         return answer;
@@ -211,7 +211,7 @@ export class Transport {
     }
   }
 
-  private async attempt<T>(call: Call<T>, url: URL, overall: AbortSignal, ctx: ErrorContext): Promise<T> {
+  private async attempt<T>(call: Call<T>, url: URL, overall: AbortSignal, ctx: ErrorContext, n: number): Promise<T> {
     const attemptTimeout = AbortSignal.timeout(this.attemptTimeoutMs);
     const headers: Record<string, string> = { accept: "application/json", "user-agent": this.userAgent };
     if (call.auth && this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
@@ -231,7 +231,7 @@ export class Transport {
       httpStatus = res.statusCode;
       retryAfterMs = parseRetryAfter(res.headers["retry-after"]);
       const date = Date.parse(String(res.headers.date ?? ""));
-      if (call.onServerTime && Number.isFinite(date)) call.onServerTime(date);
+      if (call.onServerTime && Number.isFinite(date)) call.onServerTime(date, n);
       text = await res.body.text();
     } catch (err) {
       if (attemptTimeout.aborted && !overall.aborted) {

@@ -95,6 +95,16 @@ export interface CreateSessionRequest extends SessionRequest {
    */
   replaces?: string;
   /**
+   * The provider's settings changed in this update and this process serves the changed ones. The engine
+   * then reads the resource's session (before the update) in the process of the recorded settings, and a
+   * replacement it decides without asking the provider (`--replace`, a taint) reaches this process with
+   * nothing of the session it replaces. A running session that this resource's key answers with at its
+   * first attempt, started before that answer, is then the recorded one: a session an interrupted update
+   * started under these settings would have found them recorded (the engine records a provider's update
+   * before it creates any resource that uses it), and its next update would not change them.
+   */
+  settingsChanged?: boolean;
+  /**
    * The resource's `customTimeouts.create`, in seconds, where the engine passes it (the plugin's
    * front door; a dynamic provider is never told). It bounds the whole create, capacity wait included,
    * together with `readyTimeoutSeconds`: the shorter wins.
@@ -186,7 +196,10 @@ const REPLAY_SKEW_MS = 1_000;
  * (waitForRunning, the one loop of its own) and settled.
  */
 export async function createV8(ctx: ProviderContext, req: CreateSessionRequest): Promise<Created> {
-  const { inputs, replaces } = req;
+  const { inputs } = req;
+  let { replaces } = req;
+  /** The session taken for the one being replaced by its key's answer alone (settingsChanged): ended once its replacement runs. */
+  let inferred: string | undefined;
   const client = ctx.api();
   const { clock } = ctx;
   const limit = createLimit(inputs.readyTimeoutSeconds, req.engineTimeoutSeconds);
@@ -205,7 +218,16 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
     const attempt = turn;
     let answer: CreateAnswer;
     try {
-      answer = await client.createSession({ ...apiRequest(inputs), idempotencyKey: attempt.key }, { onServerTime: (ms) => (attempt.answeredAt = ms), retryWithinMs: attempt.queue.retryWithinMs });
+      answer = await client.createSession(
+        { ...apiRequest(inputs), idempotencyKey: attempt.key },
+        {
+          onServerTime: (ms, n) => {
+            attempt.answeredAt = ms;
+            attempt.firstAnswer = n === 1;
+          },
+          retryWithinMs: attempt.queue.retryWithinMs,
+        },
+      );
     } catch (err) {
       await afterRefusal(ctx, attempt, err, capacity);
       continue;
@@ -218,7 +240,27 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
       turn = capacity.turn(keyAfter(base, outs.vmId), turn.beside);
       continue;
     }
-    return settle(ctx, req, wait, outs, { limit, key: attempt.key, answeredAt: attempt.answeredAt, report });
+    if (replaces === undefined && !userKey && req.settingsChanged && wait.kind === "running" && attempt.firstAnswer && startedBefore(wait.entry, attempt.answeredAt)) {
+      replaces = inferred = outs.vmId;
+      turn = capacity.turn(keyAfter(base, outs.vmId), outs.vmId);
+      continue;
+    }
+    const created = await settle(ctx, req, wait, outs, { limit, key: attempt.key, answeredAt: attempt.answeredAt, report });
+    // Still running when its replacement does (the limit made room for both): the engine's delete ends it
+    // too, but were it a session an interrupted update left, nothing else would.
+    if (inferred && turn.beside === inferred) await endInferred(ctx, inferred, created.id, req, report);
+    return created;
+  }
+}
+
+/** Ends the session a create took for the one it replaces (settingsChanged), once its replacement runs; a failure is told, never thrown. */
+async function endInferred(ctx: ProviderContext, vmId: string, replacement: string, req: CreateSessionRequest, report: Reporter): Promise<void> {
+  const why = `session ${vmId}, which this resource's idempotency key answered with, was taken for the session being replaced: the provider's settings changed in this update, so the engine showed this provider process nothing of it`;
+  try {
+    await ctx.api().removeSession(vmId);
+    await report.warning(`${sessionName(req.name)}: ${why}. It was ended once its replacement ${replacement} ran`);
+  } catch (err) {
+    await report.warning(`${sessionName(req.name)}: ${why}. Ending it failed (${errorText(err)}); the engine's delete of the replaced session ends it, or end it yourself`);
   }
 }
 
@@ -336,6 +378,8 @@ interface KeyTurn {
   key: string;
   /** The service's clock at its last answer under this key; ours until it answers. */
   answeredAt: number;
+  /** That answer came at the call's first attempt: the session it names cannot be one a lost earlier attempt of this create started. */
+  firstAnswer?: boolean;
   /** The session being replaced, while ending it may still make room (once per key). */
   beside?: string;
   queue: Queue;

@@ -7,7 +7,9 @@
  * replacement, is the recorded session itself: the resource's diff (an input's change), its read before
  * the update (refresh-before-update), its delete (delete-before-replace). Both fronts keep that here, per
  * resource and per engine, and hand it to the create and the delete in their typed requests; nothing else
- * of it is kept between calls.
+ * of it is kept between calls. One process is shown nothing: the one the engine starts for a provider whose
+ * settings changed in the update, after it read the sessions in the process of the recorded settings. The
+ * plugin tells its creates that instead (core/controller.ts, settingsChanged).
  */
 export class ShownSessions {
   private readonly byResource = new Map<string, string>();

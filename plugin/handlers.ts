@@ -28,6 +28,11 @@ export function nativeHandlers(
   components: ComponentsProvider = {},
 ): Record<NativeCall, Handler> {
   const sessions = new BrowserSessionAdapter(ctx);
+  /**
+   * DiffConfig found a changed setting: the engine asks it of the process it loaded for the provider's new
+   * settings, and configures that process with them (a provider's update) only when something changed.
+   */
+  let settingsDiffered = false;
   const { proto, struct } = m;
   const Struct = struct.Struct;
   const js = (s: { toJavaScript(): Record<string, unknown> } | undefined) => s?.toJavaScript() ?? {};
@@ -74,6 +79,7 @@ export function nativeHandlers(
     }),
     diffConfig: unary(async (req) => {
       const { changes, diffs } = diffConfig(js(req.getOlds()), js(req.getNews()));
+      settingsDiffered = changes;
       const resp = new proto.DiffResponse();
       resp.setChanges(changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE);
       resp.setDiffsList(diffs);
@@ -85,7 +91,8 @@ export function nativeHandlers(
       const id: string | undefined = req.getId?.() || undefined;
       if (urn && id) components.servedAs?.(urn, id);
       ctx.configure(settingsFrom(args, req.getVariablesMap(), isDefaultProvider(urn) ? undefined : (key) => `the provider's ${key}`));
-      sessions.configured({ keyInPlainConfig: keyInPlainConfig(args), stackIdentity: configuredStackIdentity(args) });
+      sessions.configured({ keyInPlainConfig: keyInPlainConfig(args), stackIdentity: configuredStackIdentity(args), settingsChanged: settingsDiffered });
+      settingsDiffered = false;
       const resp = new proto.ConfigureResponse();
       // As the SDK's server answers (its components need resources and outputs); secrets: see engine-conventions/wire.ts.
       resp.setAcceptsecrets(true);

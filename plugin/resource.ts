@@ -70,15 +70,18 @@ export class BrowserSessionAdapter {
   private keyInPlainConfig = false;
   /** The stack's identity, recorded with the provider (STACK_IDENTITY in providerConfig.ts): told at Configure. */
   private stackIdentity: string | undefined;
+  /** The provider's settings changed in this update, and this process serves the changed ones: told at Configure (core/controller.ts, settingsChanged). */
+  private settingsChanged = false;
   /** What the engine showed this process of each resource's recorded session (engine-conventions/replacements.ts). */
   private readonly shown = new ShownSessions();
 
   constructor(private readonly ctx: ProviderContext) {}
 
   /** What Configure tells the adapter about the settings it received, beyond the context's settings. */
-  configured(settings: { keyInPlainConfig: boolean; stackIdentity?: string }): void {
+  configured(settings: { keyInPlainConfig: boolean; stackIdentity?: string; settingsChanged?: boolean }): void {
     this.keyInPlainConfig = settings.keyInPlainConfig;
     this.stackIdentity = settings.stackIdentity;
+    this.settingsChanged = settings.settingsChanged === true;
   }
 
   async check({ news }: CheckCall): Promise<{ inputs: Record<string, unknown>; failures: Failure[] }> {
@@ -125,6 +128,7 @@ export class BrowserSessionAdapter {
         name: urnName(urn),
         engineTimeoutSeconds,
         replaces: this.shown.replacedBy(urn),
+        settingsChanged: this.settingsChanged,
       });
       if (handedOver) this.shown.handed(id);
       return { id, outs: this.outputs(withStateVersion(outs as unknown as Record<string, unknown>, stateVersion), secretNames) };

@@ -118,3 +118,65 @@ describe("customTimeouts.delete", () => {
     expect((err as { code?: string }).code).toBe("kept_in_stack");
   });
 });
+
+describe("a replacement served by the process of the provider's changed settings, which the engine showed nothing of the session", () => {
+  // `--replace` in the update that changes a provider setting: the engine reads the session in the process
+  // of the recorded settings, then creates its replacement in the process it configured with the new ones.
+  const URN = "urn:pulumi:dev::review::remote-browser:index:BrowserSession::app";
+  const NEWS = { browser: "firefox", url: "https://example.com/review" };
+  /** The plugin's adapter of a process configured as the engine configures it. */
+  const adapter = (settingsChanged: boolean) => {
+    const native = new BrowserSessionAdapter(t.provider().ctx);
+    native.configured({ keyInPlainConfig: false, stackIdentity: "stack-7f3a", settingsChanged });
+    return native;
+  };
+  const status = (id: string) => t.emu.control.sessions().find((s) => s.vmId === id)!.status;
+  /** The recorded session, started by an update before this one. */
+  const recorded = async () => {
+    const first = await adapter(false).create({ urn: URN, news: { ...NEWS } });
+    t.emu.control.setCreated(first.id, new Date(Date.now() - 10_000).toISOString());
+    return first;
+  };
+
+  it("takes the running session its key answers with for the one it replaces: a new session runs, the old one is ended once it does, saying why, and the engine's delete of it succeeds", async () => {
+    t.emu.control.settings({ runningLimit: 2 });
+    const first = await recorded();
+    const native = adapter(true);
+    const second = await native.create({ urn: URN, news: { ...NEWS } });
+    expect(second.id).not.toBe(first.id);
+    expect(status(second.id)).toBe("running");
+    expect(status(first.id)).toMatch(/^(stopping|deleted)$/);
+    expect(t.warnings.join("\n")).toContain(`session ${first.id}, which this resource's idempotency key answered with, was taken for the session being replaced`);
+    expect(t.warnings.join("\n")).toContain(`It was ended once its replacement ${second.id} ran`);
+    await native.delete({ id: first.id, props: first.outs, urn: URN });
+    expect(t.warnings.join("\n")).not.toContain("was not replaced");
+    expect(t.emu.control.books()).toMatchObject({ started: 2, running: 1 });
+  });
+
+  it("on a running limit of 1, ends the old session first, saying so, and starts the replacement", async () => {
+    const first = await recorded();
+    const second = await adapter(true).create({ urn: URN, news: { ...NEWS } });
+    expect(second.id).not.toBe(first.id);
+    expect(status(second.id)).toBe("running");
+    expect(t.warnings.join("\n")).toContain(`no room for the replacement beside session ${first.id}, so that session was ended first`);
+    expect(t.emu.control.books()).toMatchObject({ started: 2, running: 1 });
+  });
+
+  it("in a process whose settings did not change, the same answer is a session an interrupted update started: handed over, as before", async () => {
+    const first = await recorded();
+    const second = await adapter(false).create({ urn: URN, news: { ...NEWS } });
+    expect(second.id).toBe(first.id);
+    expect(t.emu.control.books()).toMatchObject({ started: 1, running: 1 });
+  });
+
+  it("a session its own first attempt started, named by the answer to a retry after a lost answer, is its own: one session, not a replacement", async () => {
+    t.emu.control.fault({ operation: "create", kind: "reset_after", count: 1 });
+    // The retry is answered 2.5 s later: by the service's clock the session was started well before that answer.
+    t.emu.control.fault({ operation: "create", kind: "delay_before", delayMs: 2_500, count: 1 });
+    const native = adapter(true);
+    const created = await native.create({ urn: URN, news: { ...NEWS } });
+    expect(status(created.id)).toBe("running");
+    expect(t.emu.control.books()).toMatchObject({ started: 1, running: 1 });
+    expect(t.warnings.join("\n")).not.toContain("was taken for the session being replaced");
+  });
+});

@@ -509,6 +509,45 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     }
   });
 
+  it("--replace in the update that changes a provider setting, on a running limit of 1: the new provider process, which the engine shows nothing of the session, still replaces it and ends the old one", async () => {
+    const account = newAccount(emulator, { runningLimit: 1 });
+    const cli = await stackOf("full-limit", "setting-and-replace");
+    const urn = "urn:pulumi:dev::native-full-limit::remote-browser:index:BrowserSession::review";
+    try {
+      await setSecret(cli, "remote-browser:apiKey", account.apiKey);
+      await cli.clean(["config", "set", "url", "https://example.com/first"]);
+      await cli.clean(["up", "--yes"]);
+      const [first] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      // The engine reads the session (refresh_before_update) in a process of the recorded settings, then
+      // serves the resource from a new process configured with the changed one, which is shown nothing of
+      // it: --replace neither checks with the recorded inputs nor diffs.
+      await cli.clean(["config", "set", "remote-browser:requestTimeoutSeconds", "20"]);
+      const up = await cli.ok(["up", "--yes", "--replace", urn]);
+      expect(text(up)).not.toContain("was not replaced");
+      expect(text(up)).toContain(`leaves no room for the replacement beside session ${first!.id}, so that session was ended first`);
+      const [second] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      expect(second!.id).not.toBe(first!.id);
+      expect(emulator.control.sessions().find((s) => s.vmId === second!.id)!.status).toBe("running");
+      expect(emulator.control.sessions().find((s) => s.vmId === first!.id)!.status).toMatch(/^(stopping|deleted)$/);
+      expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 2, running: 1 });
+
+      // Another setting, and a taint: the same.
+      await cli.clean(["config", "set", "remote-browser:waitForCapacitySeconds", "0"]);
+      await cli.clean(["state", "taint", urn]);
+      const tainted = await cli.ok(["up", "--yes"]);
+      expect(text(tainted)).not.toContain("was not replaced");
+      const [third] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      expect(third!.id).not.toBe(second!.id);
+      expect(emulator.control.sessions().find((s) => s.vmId === third!.id)!.status).toBe("running");
+      expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 3, running: 1 });
+      await cli.clean(["preview", "--expect-no-changes"]);
+      await cli.clean(["destroy", "--yes"]);
+      expect(accountBooks(emulator, account.accountId)).toMatchObject({ running: 0, neverEnded: 0 });
+    } finally {
+      if (accountBooks(emulator, account.accountId).neverEnded > 0) await cli.run(["destroy", "--yes"]);
+    }
+  });
+
   it("a pulumi up killed while the session starts: the plugin exits, the next up adopts the same session, destroy ends it", async () => {
     const own = await startEmulator({ prepMs: 300 });
     const cli = await stackOf("cancel", "killed", own);
