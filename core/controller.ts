@@ -218,16 +218,7 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
     const attempt = turn;
     let answer: CreateAnswer;
     try {
-      answer = await client.createSession(
-        { ...apiRequest(inputs), idempotencyKey: attempt.key },
-        {
-          onServerTime: (ms, n) => {
-            attempt.answeredAt = ms;
-            attempt.firstAnswer = n === 1;
-          },
-          retryWithinMs: attempt.queue.retryWithinMs,
-        },
-      );
+      answer = await client.createSession({ ...apiRequest(inputs), idempotencyKey: attempt.key }, { onServerTime: heard(attempt), retryWithinMs: attempt.queue.retryWithinMs });
     } catch (err) {
       await afterRefusal(ctx, attempt, err, capacity);
       continue;
@@ -240,7 +231,8 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
       turn = capacity.turn(keyAfter(base, outs.vmId), turn.beside);
       continue;
     }
-    if (replaces === undefined && !userKey && req.settingsChanged && wait.kind === "running" && attempt.firstAnswer && startedBefore(wait.entry, attempt.answeredAt)) {
+    // The front was shown nothing of the session being replaced, and the answer is that session (settingsChanged).
+    if (replaces === undefined && !userKey && req.settingsChanged && isEarlierRunning(wait, attempt)) {
       replaces = inferred = outs.vmId;
       turn = capacity.turn(keyAfter(base, outs.vmId), outs.vmId);
       continue;
@@ -251,6 +243,19 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
     if (inferred && turn.beside === inferred) await endInferred(ctx, inferred, created.id, req, report);
     return created;
   }
+}
+
+/** Records the service's clock at each answer under the turn's key, and whether it came at the call's first attempt. */
+function heard(turn: KeyTurn): (ms: number, attempt: number) => void {
+  return (ms, attempt) => {
+    turn.answeredAt = ms;
+    turn.firstAnswer = attempt === 1;
+  };
+}
+
+/** A running session the service started before this create first asked for it under the turn's key. */
+function isEarlierRunning(wait: WaitOutcome, turn: KeyTurn): boolean {
+  return wait.kind === "running" && turn.firstAnswer === true && startedBefore(wait.entry, turn.answeredAt);
 }
 
 /** Ends the session a create took for the one it replaces (settingsChanged), once its replacement runs; a failure is told, never thrown. */
