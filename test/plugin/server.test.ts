@@ -404,6 +404,13 @@ describe("the plugin's life", () => {
     }
   }
 
+  /** A create of a chrome session at `url` on `rpc` starts one that runs (ended afterwards, for the next test). */
+  async function expectCreateRuns(rpc: any, url: string) {
+    const created = await callOn(rpc, "create", createRequest({ browser: "chrome", url }));
+    expect(emu.control.sessions().find((s) => s.vmId === created.getId())!.status).toBe("running");
+    emu.control.endSession(created.getId());
+  }
+
   // A plugin of its own: Cancel holds for the rest of the plugin's life, as it does for the engine's update.
   it("Cancel (the user's Ctrl-C) stops a create that is waiting, ends its session, and starts no other", async () => {
     await withOwnPlugin(async ({ rpc }) => {
@@ -442,9 +449,7 @@ describe("the plugin's life", () => {
       // The next engine (the update) says hello and configures: its create runs.
       await hello();
       await configure();
-      const created = await callOn(rpc, "create", createRequest({ browser: "chrome", url: "https://next-engine.example.com/" }));
-      expect(emu.control.sessions().find((s) => s.vmId === created.getId())!.status).toBe("running");
-      emu.control.endSession(created.getId());
+      await expectCreateRuns(rpc, "https://next-engine.example.com/");
     });
   }, 60_000);
 
@@ -455,9 +460,7 @@ describe("the plugin's life", () => {
       // The same engine loads one more instance of the provider: it handshakes again, and configures
       // nothing new on this one (it reads with the one it configured).
       await hello();
-      const created = await callOn(rpc, "create", createRequest({ browser: "chrome", url: "https://second-handshake.example.com/" }));
-      expect(emu.control.sessions().find((s) => s.vmId === created.getId())!.status).toBe("running");
-      emu.control.endSession(created.getId());
+      await expectCreateRuns(rpc, "https://second-handshake.example.com/");
     });
   }, 60_000);
 
