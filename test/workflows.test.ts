@@ -8,6 +8,7 @@ import { ENV_IDEMPOTENCY_SECRET, MAX_SETTING_LENGTH, MIN_IDEMPOTENCY_SECRET_LENG
 import type { Contexts } from "./helpers/github-expressions";
 import type { Job, Step, Workflow, WorldSetup } from "./helpers/workflow-runner";
 import { JobRun, World, findStep, loadWorkflow, runSteps } from "./helpers/workflow-runner";
+import { type PullRequestCase, REPOSITORY, STACK, type SweepCase, pullRequestContexts, sweepContexts } from "./helpers/workflow-events";
 import { runStatus } from "../release/run";
 
 /**
@@ -51,62 +52,16 @@ const SECRETS = {
   SHARE_LINKS_PASSPHRASE: "",
 };
 const SERVICE_URL = "https://api.remote-browser.test/v8";
-const REPOSITORY = { repository: "acme/webapp", repository_id: 111, token: "ghs_job_token_9f3b" };
-const STACK = "pr-7-r111";
 const LINKS = { chrome: "https://share.example.test/en/s?lnk_chrome_8d1f", edge: "https://share.example.test/en/s?lnk_edge_42ab" };
 const REVIEWERS = `Pull request #7 has 2 review session(s); links: pulumi stack output shareUrls --show-secrets --stack ${STACK}`;
 const SESSION_IDS = { chrome: "vm-aaaa1111", edge: "vm-bbbb2222" };
 
-interface PullRequestCase {
-  action?: string;
-  fork?: boolean;
-  event?: string;
-  secrets?: Record<string, string>;
-  inputs?: Record<string, string | boolean>;
-}
+/** The caller: this file's secrets and service, no provider artifact (the package comes from npm). */
+const CALLER = { secrets: SECRETS, serviceUrl: SERVICE_URL, providerArtifact: "" };
 /** The contexts of a `pull_request` event for pull request #7 of acme/webapp, calling review-sessions.yml. */
-function pullRequest(c: PullRequestCase = {}): Contexts {
-  return {
-    github: {
-      ...REPOSITORY,
-      event_name: c.event ?? "pull_request",
-      event: {
-        action: c.action ?? "synchronize",
-        repository: { private: false, full_name: REPOSITORY.repository },
-        pull_request: {
-          number: 7,
-          html_url: "https://github.com/acme/webapp/pull/7",
-          head: { sha: "0123456789abcdef0123456789abcdef01234567", repo: { full_name: c.fork ? "mallory/webapp" : REPOSITORY.repository } },
-        },
-      },
-    },
-    secrets: { ...SECRETS, ...c.secrets },
-    vars: {},
-    inputs: {
-      "preview-url": "https://pr-{number}.preview.example.com/",
-      "service-url": SERVICE_URL,
-      browsers: "",
-      "share-language": "",
-      "wait-for-capacity-seconds": "",
-      "stack-prefix": "pr-",
-      program: "",
-      comment: true,
-      "provider-artifact": "",
-      ...c.inputs,
-    },
-  };
-}
+const pullRequest = (c?: PullRequestCase) => pullRequestContexts(CALLER, c);
 /** The contexts of the scheduled sweep; `pr` sets the destroy job's matrix. */
-function sweep(c: { pr?: string; inputs?: Record<string, string | boolean>; secrets?: Record<string, string>; prs?: string; event?: string } = {}): Contexts {
-  return {
-    github: { ...REPOSITORY, event_name: c.event ?? "schedule", event: {} },
-    secrets: { ...SECRETS, ...c.secrets },
-    vars: {},
-    inputs: { "service-url": SERVICE_URL, "stack-prefix": "pr-", "ttl-days": "7", "orphan-minutes": "60", "dry-run": false, "provider-artifact": "", ...c.inputs },
-    matrix: c.pr ? { pr: c.pr } : {},
-    needs: c.prs ? { find: { outputs: { prs: c.prs } } } : {},
-  };
-}
+const sweep = (c?: SweepCase) => sweepContexts(CALLER, c);
 
 let runs = 0;
 function jobRun(flow: Workflow, jobId: string, ctx: Contexts, setup: WorldSetup = {}): JobRun {

@@ -1,7 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { imagesResult, sessionsResult } from "../../core/dataSources";
+import { type Rewrite, startEchoingProxy } from "../helpers/echoing-proxy";
 import { thrown, useEmulator } from "../helpers/emulator";
 
 /**
@@ -12,30 +12,14 @@ import { thrown, useEmulator } from "../helpers/emulator";
 const t = useEmulator({ prepMs: 40 });
 const KEY = 'rb_test_key+with/odd"q\\s';
 
-// The proxy rewrites the service's answers, untyped JSON, in place.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an answer of the service as JSON, any of its fields rewritten
-type Json = Record<string, any>;
-type Rewrite = (answer: Json, ctx: { path: string; presented: string; body: Record<string, unknown> }) => void;
-
 let proxy: Server | undefined;
 afterEach(() => proxy?.close());
 
 /** A proxy before the emulator that rewrites every successful answer with `rewrite`; its v8 base URL. */
 async function echoingProxy(rewrite: Rewrite): Promise<string> {
-  proxy = createServer((req: IncomingMessage, res) => void relay(req, res).catch((e: Error) => res.destroy(e)));
-  async function relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString("utf8");
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (req.headers.authorization) headers.authorization = req.headers.authorization;
-    const upstream = await fetch(`http://127.0.0.1:${new URL(t.emu.apiBaseUrl).port}${req.url}`, { method: req.method, headers, body: text || undefined });
-    const answer = (await upstream.json()) as Json;
-    if (answer.status === "ok") rewrite(answer, { path: req.url!, presented: req.headers.authorization ?? "", body: text ? JSON.parse(text) : {} });
-    res.writeHead(upstream.status, { "content-type": "application/json" }).end(JSON.stringify(answer));
-  }
-  await new Promise<void>((r) => proxy!.listen(0, "127.0.0.1", r));
-  return `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v8`;
+  const started = await startEchoingProxy(t.emu.apiBaseUrl, rewrite);
+  proxy = started.server;
+  return started.baseUrl;
 }
 
 /** What the proxy repeats: the credentials as presented, and the key in its other spellings, and the idempotency key. */

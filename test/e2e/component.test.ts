@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { deriveSchema, withNativeSchema } from "../../plugin/packageSchema";
+import { deriveSchema, inSchemaFormat, withNativeSchema } from "../../plugin/packageSchema";
 import type { PackageSchema } from "../../plugin/packageSchema";
 import { startEmulator } from "../../emulator";
 import { run } from "../../release/run";
@@ -33,21 +33,12 @@ function pluginDir(): string {
   return dir;
 }
 
-/** Runs a command; resolves with its stdout, rejects with its stderr and stdout. */
-/** A schema as the CLI prints it: bound and written again, without the analyzer's own `optional` marks. */
-function comparable(schema: PackageSchema): unknown {
-  const strip = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(strip)
-      : v && typeof v === "object"
-        ? Object.fromEntries(
-            Object.entries(v)
-              .filter(([k]) => k !== "optional")
-              .map(([k, x]) => [k, strip(x)]),
-          )
-        : v;
-  const { name, version, description, resources, types } = schema;
-  return strip({ name, version, description, resources, types });
+/**
+ * The parts of a schema this file compares, in Pulumi's schema format (inSchemaFormat): what the CLI prints
+ * after binding the schema and writing it again.
+ */
+function comparable({ name, version, description, resources, types }: PackageSchema): PackageSchema {
+  return inSchemaFormat({ name, version, description, resources, types });
 }
 
 let schemaText: Promise<string> | undefined;

@@ -56,6 +56,24 @@ async function setSecret(cli: PulumiCli, key: string, value: string) {
 
 const text = (r: { stdout: string; stderr: string }) => `${r.stdout}\n${r.stderr}`;
 
+/** The stack's BrowserSession resources, in the order the state lists them. */
+async function sessionsOf(cli: PulumiCli) {
+  return (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+}
+
+/**
+ * After an up that replaced the stack's one session `firstId` on `account`'s running limit of 1: the stack's
+ * session is another one, running, the only one started beside the first; destroy then ends it.
+ */
+async function expectReplacedThenDestroyed(cli: PulumiCli, account: { accountId: string }, firstId: string) {
+  const [second] = await sessionsOf(cli);
+  expect(second!.id).not.toBe(firstId);
+  expect(emulator.control.sessions().find((s) => s.vmId === second!.id)!.status).toBe("running");
+  expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 2, running: 1 });
+  await cli.clean(["destroy", "--yes"]);
+  expect(accountBooks(emulator, account.accountId)).toMatchObject({ running: 0, neverEnded: 0 });
+}
+
 /** The command warned, and of nothing but what an import of `vmId` cannot confirm. */
 function expectOnlyImportWarning(r: { stdout: string; stderr: string; code: number }, vmId: string) {
   const lines = complaints(r);
@@ -373,7 +391,7 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       expect(result.code, output).not.toBe(0);
       expect(output).toContain(`the update was cancelled while session ${session!.vmId} was starting; the session was ended`);
       expect(slow.control.books()).toMatchObject({ started: 1, running: 0, neverEnded: 0 });
-      expect((await cli.resources()).filter((r) => r.type === BROWSER_SESSION)).toEqual([]);
+      expect(await sessionsOf(cli)).toEqual([]);
       // No pending operation is left behind: the next up starts the session, waits for it and complains of nothing.
       await cli.clean(["up", "--yes"]);
       expect(slow.control.books()).toMatchObject({ started: 2, running: 1 });
@@ -437,7 +455,7 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       // inputs nor diff, and replaces create-before-delete. But each session is recorded
       // refresh_before_update, so the plain `up` reads it first, which shows the provider the session it
       // replaces: the replacement is a new one, and on the limit of 1 the old one is ended first, saying so.
-      expect((await cli.resources()).filter((r) => r.type === BROWSER_SESSION).map((r) => r.refreshBeforeUpdate)).toEqual([true, true]);
+      expect((await sessionsOf(cli)).map((r) => r.refreshBeforeUpdate)).toEqual([true, true]);
       const replace = await cli.ok(["up", "--yes", "--replace", urn("main")]);
       expect(text(replace)).toContain(`leaves no room for the replacement beside session ${mainId}, so that session was ended first`);
       expect(text(replace)).not.toContain("was not replaced");
@@ -455,7 +473,7 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       own.control.fault({ operation: "remove", kind: "delay_before", delayMs: 8_000, count: 1 });
       const destroy = await cli.fails(["destroy", "--yes"]);
       expect(text(destroy)).toContain(`ending session ${besideId} did not finish within the resource's customTimeouts.delete (2 s), so it stays in the stack`);
-      expect((await cli.resources()).filter((r) => r.type === BROWSER_SESSION).map((r) => r.id)).toContain(besideId);
+      expect((await sessionsOf(cli)).map((r) => r.id)).toContain(besideId);
       await cli.clean(["destroy", "--yes"]);
       expect(own.control.books()).toMatchObject({ running: 0, neverEnded: 0 });
     } finally {
@@ -473,8 +491,8 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       for (const cli of [a, b]) await setSecret(cli, "remote-browser:apiKey", account.apiKey);
       await a.clean(["up", "--yes"]);
       await b.clean(["up", "--yes"]);
-      const [sessionA] = (await a.resources()).filter((r) => r.type === BROWSER_SESSION);
-      const [sessionB] = (await b.resources()).filter((r) => r.type === BROWSER_SESSION);
+      const [sessionA] = await sessionsOf(a);
+      const [sessionB] = await sessionsOf(b);
       expect(sessionB!.id).not.toBe(sessionA!.id);
       expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 2, running: 2 });
       await b.clean(["destroy", "--yes"]);
@@ -494,16 +512,11 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       await setSecret(cli, "remote-browser:apiKey", account.apiKey);
       await cli.clean(["config", "set", "url", "https://example.com/first"]);
       await cli.clean(["up", "--yes"]);
-      const [first] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      const [first] = await sessionsOf(cli);
       await cli.clean(["config", "set", "url", "https://example.com/second"]);
       const up = await cli.ok(["up", "--yes"]);
       expect(text(up)).toContain(`leaves no room for the replacement beside session ${first!.id}, so that session was ended first`);
-      const [second] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
-      expect(second!.id).not.toBe(first!.id);
-      expect(emulator.control.sessions().find((s) => s.vmId === second!.id)!.status).toBe("running");
-      expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 2, running: 1 });
-      await cli.clean(["destroy", "--yes"]);
-      expect(accountBooks(emulator, account.accountId)).toMatchObject({ running: 0, neverEnded: 0 });
+      await expectReplacedThenDestroyed(cli, account, first!.id);
     } finally {
       if (accountBooks(emulator, account.accountId).neverEnded > 0) await cli.run(["destroy", "--yes"]);
     }
@@ -579,7 +592,7 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       await cli.clean(["up", "--yes"]);
       // The same idempotency key (from the resource's URN): the service answers with the same session.
       expect(own.control.books().started).toBe(1);
-      const [recorded] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      const [recorded] = await sessionsOf(cli);
       expect(recorded!.id).toBe(session.vmId);
       expect(own.control.sessions()[0]!.status).toBe("running");
       await cli.clean(["refresh", "--yes", "--expect-no-changes"]);
@@ -598,17 +611,12 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
     try {
       await setSecret(cli, "remote-browser:apiKey", account.apiKey);
       await cli.clean(["up", "--yes"]);
-      const [first] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      const [first] = await sessionsOf(cli);
       emulator.control.endSession(first!.id);
       // No refresh, no flag: the session's own mark has the engine read it before the update.
       const up = await cli.clean(["up", "--yes"]);
       expect(up.stdout).toMatch(/\+\s+1 created/);
-      const [second] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
-      expect(second!.id).not.toBe(first!.id);
-      expect(emulator.control.sessions().find((s) => s.vmId === second!.id)!.status).toBe("running");
-      expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 2, running: 1 });
-      await cli.clean(["destroy", "--yes"]);
-      expect(accountBooks(emulator, account.accountId)).toMatchObject({ running: 0, neverEnded: 0 });
+      await expectReplacedThenDestroyed(cli, account, first!.id);
     } finally {
       if (accountBooks(emulator, account.accountId).neverEnded > 0) await cli.run(["destroy", "--yes"]);
     }

@@ -1,10 +1,10 @@
 import * as fs from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Emulator, startEmulator } from "../../emulator";
+import { startEchoingProxy } from "../helpers/echoing-proxy";
 import { until, withStack } from "./harness";
 import { type PulumiCli, filesText, pulumiInstall, yamlLanguageHost, yamlProject } from "./plain-cli";
 
@@ -42,24 +42,12 @@ async function startedOutside(emulator: Emulator, apiKey: string, browsers: stri
  * A proxy before `emulator` that repeats the credentials each request presented -- the Authorization header,
  * the key URL-encoded -- in every successful answer's `location_reason`, as a service or a proxy may.
  */
-async function echoingProxy(emulator: Emulator): Promise<{ baseUrl: string; server: Server }> {
-  const server = createServer((req, res) => void relay(req, res).catch((e: Error) => res.destroy(e)));
-  async function relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks).toString("utf8");
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (req.headers.authorization) headers.authorization = req.headers.authorization;
-    const upstream = await fetch(`${new URL(emulator.apiBaseUrl).origin}${req.url}`, { method: req.method, headers, body: body || undefined });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an answer of the service as JSON, its fields rewritten in place
-    const answer = (await upstream.json()) as Record<string, any>;
-    const presented = `${req.headers.authorization ?? ""}; key=${encodeURIComponent((req.headers.authorization ?? "").replace(/^Bearer /, ""))}`;
-    if (answer.location_reason) answer.location_reason = `unavailable (${presented})`;
-    for (const e of answer.data ?? []) if (e.location_reason) e.location_reason = `unavailable (${presented})`;
-    res.writeHead(upstream.status, { "content-type": "application/json" }).end(JSON.stringify(answer));
-  }
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v8`, server };
+function echoingProxy(emulator: Emulator): Promise<{ baseUrl: string; server: Server }> {
+  return startEchoingProxy(emulator.apiBaseUrl, (answer, { presented }) => {
+    const reason = `unavailable (${presented}; key=${encodeURIComponent(presented.replace(/^Bearer /, ""))})`;
+    if (answer.location_reason) answer.location_reason = reason;
+    for (const e of answer.data ?? []) if (e.location_reason) e.location_reason = reason;
+  });
 }
 
 const statusOf = (emulator: Emulator, vmId: string) => emulator.control.sessions().find((s) => s.vmId === vmId)?.status;

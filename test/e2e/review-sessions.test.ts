@@ -7,6 +7,7 @@ import type { Emulator } from "../../emulator";
 import type { Contexts } from "../helpers/github-expressions";
 import type { Step, StepResult, Tools, Workflow, WorldSetup } from "../helpers/workflow-runner";
 import { JobRun, STAND_INS, World, loadWorkflow, runSteps } from "../helpers/workflow-runner";
+import { type Caller, type PullRequestCase, STACK, type SweepCase, pullRequestContexts, sweepContexts } from "../helpers/workflow-events";
 import { until } from "./harness";
 
 /**
@@ -21,8 +22,6 @@ import { until } from "./harness";
 const flow = loadWorkflow("review-sessions.yml");
 const sweepFlow = loadWorkflow("review-sessions-sweep.yml");
 
-const REPOSITORY = { repository: "acme/webapp", repository_id: 111, token: "ghs_job_token_9f3b" };
-const STACK = "pr-7-r111";
 const IDEMPOTENCY_SECRET = "idem-secret-3f9a0c6e1b2d4a5f";
 const PASSPHRASE = "state-passphrase-7c1d";
 const LINKS_PASSPHRASE = "links-passphrase-0b7e";
@@ -60,65 +59,25 @@ afterAll(async () => {
   await fs.promises.rm(work, { recursive: true, force: true });
 });
 
-interface Case {
-  action?: string;
-  secrets?: Record<string, string>;
-  inputs?: Record<string, string | boolean>;
-}
-function secrets(extra: Record<string, string> = {}): Record<string, string> {
+/** What the calling workflow passes: the emulator's key and URL, the file backend, the packed provider's artifact. */
+function caller(): Caller {
   return {
-    REMOTE_BROWSER_API_KEY: emulator.apiKey,
-    REMOTE_BROWSER_IDEMPOTENCY_SECRET: IDEMPOTENCY_SECRET,
-    PULUMI_ACCESS_TOKEN: "",
-    PULUMI_BACKEND_URL: `file://${backend}`,
-    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
-    SHARE_LINKS_PASSPHRASE: "",
-    ...extra,
+    secrets: {
+      REMOTE_BROWSER_API_KEY: emulator.apiKey,
+      REMOTE_BROWSER_IDEMPOTENCY_SECRET: IDEMPOTENCY_SECRET,
+      PULUMI_ACCESS_TOKEN: "",
+      PULUMI_BACKEND_URL: `file://${backend}`,
+      PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+      SHARE_LINKS_PASSPHRASE: "",
+    },
+    serviceUrl: emulator.apiBaseUrl,
+    providerArtifact: "provider-package",
   };
 }
 /** A `pull_request` event of pull request #7 of acme/webapp calling review-sessions.yml. */
-function pullRequest(c: Case = {}): Contexts {
-  return {
-    github: {
-      ...REPOSITORY,
-      event_name: "pull_request",
-      event: {
-        action: c.action ?? "synchronize",
-        repository: { private: false, full_name: REPOSITORY.repository },
-        pull_request: {
-          number: 7,
-          html_url: "https://github.com/acme/webapp/pull/7",
-          head: { sha: "0123456789abcdef0123456789abcdef01234567", repo: { full_name: REPOSITORY.repository } },
-        },
-      },
-    },
-    secrets: secrets(c.secrets),
-    vars: {},
-    inputs: {
-      "preview-url": "https://pr-{number}.preview.example.com/",
-      "service-url": emulator.apiBaseUrl,
-      browsers: "",
-      "share-language": "",
-      "wait-for-capacity-seconds": "",
-      "stack-prefix": "pr-",
-      program: "",
-      comment: true,
-      "provider-artifact": "provider-package",
-      ...c.inputs,
-    },
-  };
-}
+const pullRequest = (c?: PullRequestCase) => pullRequestContexts(caller(), c);
 /** The scheduled sweep calling review-sessions-sweep.yml; `pr` is the destroy job's matrix entry. */
-function sweep(c: { pr?: string; prs?: string; secrets?: Record<string, string>; inputs?: Record<string, string | boolean> } = {}): Contexts {
-  return {
-    github: { ...REPOSITORY, event_name: "schedule", event: {} },
-    secrets: secrets(c.secrets),
-    vars: {},
-    inputs: { "service-url": emulator.apiBaseUrl, "stack-prefix": "pr-", "ttl-days": "7", "orphan-minutes": "60", "dry-run": false, "provider-artifact": "provider-package", ...c.inputs },
-    matrix: c.pr ? { pr: c.pr } : {},
-    needs: c.prs ? { find: { outputs: { prs: c.prs }, result: "success" }, destroy: { result: "success" } } : {},
-  };
-}
+const sweep = (c?: SweepCase) => sweepContexts(caller(), c);
 
 /** One job on a fresh runner; `world` is what the GitHub CLI stand-in answers. */
 function job(wf: Workflow, jobId: string, ctx: Contexts, world?: World): JobRun {

@@ -32,6 +32,14 @@ let client: any;
 let stderr = "";
 /** Stands in for the engine's address: the plugin exits when that address refuses connections. */
 let engine: net.Server;
+/** The stand-in engine's address, as the engine gives it to the plugins it starts. */
+const engineAddress = () => `127.0.0.1:${(engine.address() as net.AddressInfo).port}`;
+/** The Handshake the engine sends a plugin it attaches to. */
+function handshakeRequest() {
+  const req = new provproto.ProviderHandshakeRequest();
+  req.setEngineAddress(engineAddress());
+  return req;
+}
 
 /** One unary call; rejects with the gRPC error. */
 function call<T = any>(method: string, req: unknown): Promise<T> {
@@ -76,7 +84,7 @@ beforeAll(async () => {
   emu = await startEmulator({ prepMs: 50, prepJitterMs: 0 });
   engine = net.createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
-  const started = await startPlugin(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`, (d) => (stderr += d));
+  const started = await startPlugin(engineAddress(), (d) => (stderr += d));
   plugin = started.child;
   client = started.rpc;
 }, 120_000);
@@ -164,8 +172,7 @@ describe("BrowserSession over gRPC", () => {
   });
 
   it("Handshake answers as Configure does; Create, Read (a refresh) and Update mark the session to be read before every update", async () => {
-    const hello = new provproto.ProviderHandshakeRequest();
-    hello.setEngineAddress(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
+    const hello = handshakeRequest();
     hello.setSupportsRefreshBeforeUpdate(true);
     const shaken = await call("handshake", hello);
     expect([shaken.getAcceptSecrets(), shaken.getAcceptResources(), shaken.getAcceptOutputs()]).toEqual([true, true, true]);
@@ -386,10 +393,27 @@ describe("the plugin's life", () => {
   beforeEach(() => {
     for (const s of emu.control.sessions()) if (s.status === "running" || s.status === "starting") emu.control.endSession(s.vmId);
   });
+  /** Runs `body` with a plugin of its own, configured, and `hello`, its engine's Handshake; kills it after. */
+  async function withOwnPlugin(body: (own: { rpc: any; hello: () => Promise<unknown> }) => Promise<void>) {
+    const { child, rpc } = await startPlugin(engineAddress());
+    try {
+      await body({ rpc, hello: () => callOn(rpc, "handshake", handshakeRequest()) });
+    } finally {
+      rpc.close();
+      child.kill("SIGKILL");
+    }
+  }
+
+  /** A create of a chrome session at `url` on `rpc` starts one that runs (ended afterwards, for the next test). */
+  async function expectCreateRuns(rpc: any, url: string) {
+    const created = await callOn(rpc, "create", createRequest({ browser: "chrome", url }));
+    expect(emu.control.sessions().find((s) => s.vmId === created.getId())!.status).toBe("running");
+    emu.control.endSession(created.getId());
+  }
+
   // A plugin of its own: Cancel holds for the rest of the plugin's life, as it does for the engine's update.
   it("Cancel (the user's Ctrl-C) stops a create that is waiting, ends its session, and starts no other", async () => {
-    const { child, rpc } = await startPlugin(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
-    try {
+    await withOwnPlugin(async ({ rpc }) => {
       emu.control.preparation({ paused: true });
       const url = "https://cancelled.example.com/";
       const ours = () => emu.control.sessions().filter((s) => s.url === url);
@@ -410,21 +434,12 @@ describe("the plugin's life", () => {
       );
       expect(again?.details).toMatch(/cancelled before the session was started; no session was started/);
       expect(ours()).toHaveLength(1);
-    } finally {
-      rpc.close();
-      child.kill("SIGKILL");
-    }
+    });
   }, 60_000);
 
   it("a Cancel that ended one engine's use of an attached plugin does not hold for the next engine's Handshake", async () => {
-    const { child, rpc } = await startPlugin(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
-    const hello = () => {
-      const req = new provproto.ProviderHandshakeRequest();
-      req.setEngineAddress(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
-      return callOn(rpc, "handshake", req);
-    };
-    const configure = () => configureOn(rpc);
-    try {
+    await withOwnPlugin(async ({ rpc, hello }) => {
+      const configure = () => configureOn(rpc);
       await hello();
       await configure();
       // The end of the first engine's run (a preview): Cancel, and the plugin is left running.
@@ -434,35 +449,19 @@ describe("the plugin's life", () => {
       // The next engine (the update) says hello and configures: its create runs.
       await hello();
       await configure();
-      const created = await callOn(rpc, "create", createRequest({ browser: "chrome", url: "https://next-engine.example.com/" }));
-      expect(emu.control.sessions().find((s) => s.vmId === created.getId())!.status).toBe("running");
-      emu.control.endSession(created.getId());
-    } finally {
-      rpc.close();
-      child.kill("SIGKILL");
-    }
+      await expectCreateRuns(rpc, "https://next-engine.example.com/");
+    });
   }, 60_000);
 
   it("an attached plugin: one engine's second Handshake (a provider instance more, as refresh-before-update loads) keeps the configuration it gave", async () => {
-    const { child, rpc } = await startPlugin(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
-    const hello = () => {
-      const req = new provproto.ProviderHandshakeRequest();
-      req.setEngineAddress(`127.0.0.1:${(engine.address() as net.AddressInfo).port}`);
-      return callOn(rpc, "handshake", req);
-    };
-    try {
+    await withOwnPlugin(async ({ rpc, hello }) => {
       await hello();
       await configureOn(rpc);
       // The same engine loads one more instance of the provider: it handshakes again, and configures
       // nothing new on this one (it reads with the one it configured).
       await hello();
-      const created = await callOn(rpc, "create", createRequest({ browser: "chrome", url: "https://second-handshake.example.com/" }));
-      expect(emu.control.sessions().find((s) => s.vmId === created.getId())!.status).toBe("running");
-      emu.control.endSession(created.getId());
-    } finally {
-      rpc.close();
-      child.kill("SIGKILL");
-    }
+      await expectCreateRuns(rpc, "https://second-handshake.example.com/");
+    });
   }, 60_000);
 
   it("exits by itself once its engine's address refuses connections (a killed pulumi up), saying why on standard error", async () => {
