@@ -189,6 +189,7 @@ export type KeyRefusedError = InstanceType<typeof KeyRefusedError>;
 export const StaleIdempotencyKeyError = member("stale_idempotency_key", "StaleIdempotencyKeyError");
 export type StaleIdempotencyKeyError = InstanceType<typeof StaleIdempotencyKeyError>;
 /** No longer thrown (the chain of keys past ended sessions has no end); exported still, for programs that test for it. */
+/** @deprecated Never thrown: the key after an ended session has no last step. Kept for programs that test for it. */
 export const IdempotencyKeysExhaustedError = member("idempotency_keys_exhausted", "IdempotencyKeysExhaustedError");
 export type IdempotencyKeysExhaustedError = InstanceType<typeof IdempotencyKeysExhaustedError>;
 export const NotRunningInTimeError = member("not_running_in_time", "NotRunningInTimeError");
