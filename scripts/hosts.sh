@@ -9,6 +9,7 @@
 #   test/hosts/nodejs.test.ts   pulumi-language-nodejs
 #   test/hosts/python.test.ts   pulumi-language-python (and its -exec) and pulumi-language-nodejs (the
 #                               plugin from a clone of this repository runs under the Node.js host)
+#   test/hosts/python-identity.test.ts  pulumi-language-python (and its -exec)
 #   test/hosts/go.test.ts       pulumi-language-go
 #   test/hosts/rehearsal.test.ts  all three: a release made by `npm run release`, published by
 #                               scripts/publish.sh to local stand-ins of its endpoints and installed from them
@@ -40,7 +41,7 @@ files=()
 [ -n "${host[nodejs]}" ] && files+=(test/hosts/nodejs.test.ts)
 if [ -n "${host[python]}" ] && [ -n "${host[nodejs]}" ]; then
   exec_host=$(dirname "${host[python]}")/pulumi-language-python-exec
-  if [ -x "$exec_host" ]; then files+=(test/hosts/python.test.ts); else missing+=("pulumi-language-python-exec (beside ${host[python]})"); fi
+  if [ -x "$exec_host" ]; then files+=(test/hosts/python.test.ts test/hosts/python-identity.test.ts); else missing+=("pulumi-language-python-exec (beside ${host[python]})"); fi
 fi
 [ -n "${host[go]}" ] && files+=(test/hosts/go.test.ts)
 # The rehearsal runs a program per SDK, so it needs every host (Python's files were checked above).
