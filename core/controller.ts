@@ -37,6 +37,7 @@ import {
   sessionProgress,
   generationKey,
   keyAfter,
+  canonicalApiInputs,
   throttled,
   type WaitOutcome,
   describe,
@@ -94,6 +95,13 @@ export interface CreateSessionRequest extends SessionRequest {
    * step after it, and ending it makes room for the replacement on a full running limit.
    */
   replaces?: string;
+  /**
+   * What the state records of that session (its outputs, which mirror the inputs). A replacement with
+   * other API inputs starts at the first key of its own inputs, where a create shown nothing of the
+   * session it replaces walks to it (settingsChanged); one with the same inputs goes one step after the
+   * old session, at the cost of one create whatever the generation.
+   */
+  replacesRecord?: Record<string, unknown>;
   /**
    * The provider's settings changed in this update and this process serves the changed ones. The engine
    * then reads the resource's session (before the update) in the process of the recorded settings, and a
@@ -211,9 +219,11 @@ export async function createV8(ctx: ProviderContext, req: CreateSessionRequest):
   // Progress and warnings go to this resource's own row in the engine's display.
   const report = ctx.reporter(req.urn);
   const capacity = capacityOf(ctx, req, limit, deadline, report);
-  // A replacement whose front was shown the session it replaces starts one step after that session: the
-  // same key in this run and the one after a killed update, and never the key that started the old one.
-  let turn = capacity.turn(replaces && !userKey ? keyAfter(base, replaces) : base, replaces);
+  // A replacement whose front was shown the session it replaces, with the same inputs, starts one step
+  // after that session: the same key in this run and the one after a killed update, and never the key
+  // that started the old one.
+  const stepPast = replaces !== undefined && !userKey && (req.replacesRecord === undefined || canonicalApiInputs(req.replacesRecord) === canonicalApiInputs(inputs));
+  let turn = capacity.turn(stepPast ? keyAfter(base, replaces!) : base, replaces);
   for (;;) {
     const attempt = turn;
     let answer: CreateAnswer;

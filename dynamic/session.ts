@@ -49,7 +49,7 @@ export class SessionProvider {
   }
 
   diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
-    this.shown.shown(resourceOf(news) ?? resourceOf(olds), id);
+    this.shown.shown(resourceOf(news) ?? resourceOf(olds), id, olds);
     const { changes, replaces, updates, deleteBeforeReplace } = diff({ olds, news });
     // The program's replaceOnChanges, which the engine cannot apply to a dynamic resource (see wireFields.ts).
     const asked = Array.isArray(news.__replaceOnChanges) ? (news.__replaceOnChanges as unknown[]) : [];
@@ -86,7 +86,7 @@ export class SessionProvider {
         urn,
         name: urn && urnName(urn),
         adoptVmId: __adoptVmId || undefined,
-        replaces: this.shown.replacedBy(resourceOf(inputs)),
+        ...this.shown.replacement(resourceOf(inputs)),
       });
       if (handedOver) this.shown.handed(id);
       const wired = withoutNulls(outs as unknown as Record<string, unknown>) as unknown as SessionOutputs;
@@ -101,7 +101,7 @@ export class SessionProvider {
   async read(id: string, props: Record<string, unknown> = {}): Promise<ReadResult> {
     // The dynamic provider host does not say which resource it reads: its warnings go to the stack.
     const { stateVersion, ...result } = await read(this.ctx, { id, props, stateVersion: recordedStateVersion(props) });
-    this.shown.shown(resourceOf(props), id);
+    this.shown.shown(resourceOf(props), id, props);
     if (!result.props || !result.inputs) return result;
     return { ...result, props: withStateVersion(result.props, stateVersion), inputs: { ...result.inputs, ...presentOf(props, RECORDED) } };
   }
@@ -113,7 +113,7 @@ export class SessionProvider {
   async delete(id: string, props: Record<string, unknown>): Promise<void> {
     await del(this.ctx, { id, props, stateVersion: recordedStateVersion(props), handedToReplacement: this.shown.wasHanded(id) });
     // Before a replacement (delete-before-replace, the SDK's default), the session it replaces.
-    this.shown.shown(resourceOf(props), id);
+    this.shown.shown(resourceOf(props), id, props);
   }
 }
 

@@ -12,17 +12,18 @@
  * plugin tells its creates that instead (core/controller.ts, settingsChanged).
  */
 export class ShownSessions {
-  private readonly byResource = new Map<string, string>();
+  private readonly byResource = new Map<string, { vmId: string; recorded?: Record<string, unknown> }>();
   private readonly handedOver = new Set<string>();
 
-  /** The engine showed `vmId` as `resource`'s recorded session (a diff, a read or a delete of it). */
-  shown(resource: string | undefined, vmId: string | undefined): void {
-    if (resource && vmId) this.byResource.set(resource, vmId);
+  /** The engine showed `vmId` as `resource`'s recorded session (a diff, a read or a delete of it), with what the state records of it. */
+  shown(resource: string | undefined, vmId: string | undefined, recorded?: Record<string, unknown>): void {
+    if (resource && vmId) this.byResource.set(resource, { vmId, recorded });
   }
 
-  /** The recorded session a create of `resource` replaces, when the engine showed it to this process. */
-  replacedBy(resource: string | undefined): string | undefined {
-    return resource ? this.byResource.get(resource) : undefined;
+  /** The recorded session a create of `resource` replaces, as the create's request takes it, when the engine showed it to this process. */
+  replacement(resource: string | undefined): { replaces?: string; replacesRecord?: Record<string, unknown> } {
+    const shown = resource ? this.byResource.get(resource) : undefined;
+    return shown ? { replaces: shown.vmId, replacesRecord: shown.recorded } : {};
   }
 
   /** A create handed the engine `vmId`, a session an earlier run started under the same key. */

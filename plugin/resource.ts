@@ -102,7 +102,7 @@ export class BrowserSessionAdapter {
     const sides = withDeclaredAdopted(reveal(olds) as Record<string, unknown>, recordedInputs, reveal(news) as Record<string, unknown>, recordedInputs[DECLARED] === true);
     const o = sides.olds;
     const n = sides.news;
-    if (id.length <= MAX_SESSION_ID_LENGTH) this.shown.shown(urn, id);
+    if (id.length <= MAX_SESSION_ID_LENGTH) this.shown.shown(urn, id, o);
     const { changes, replaces, updates, detailed, deleteBeforeReplace } = diff({ olds: o, news: n });
     // Per property, as `pulumi preview --diff` shows it: added, removed or changed, and whether on the
     // running session or on a new one.
@@ -127,7 +127,7 @@ export class BrowserSessionAdapter {
         urn,
         name: urnName(urn),
         engineTimeoutSeconds,
-        replaces: this.shown.replacedBy(urn),
+        ...this.shown.replacement(urn),
         settingsChanged: this.settingsChanged,
       });
       if (handedOver) this.shown.handed(id);
@@ -164,7 +164,7 @@ export class BrowserSessionAdapter {
     }
     const { plain, secretNames } = unwrapProperties(props);
     const result = await read(this.ctx, { id, props: plain, stateVersion: recordedStateVersion(plain), urn, name: urn && urnName(urn) });
-    this.shown.shown(urn, id);
+    this.shown.shown(urn, id, plain);
     if (!result.id || !result.props) return { id: "", props: {}, inputs: {} };
     // A session's inputs never change after it starts, so the recorded ones (secrets still wrapped) are
     // what the program declares: a refresh then shows no change.
@@ -184,7 +184,7 @@ export class BrowserSessionAdapter {
     const handedToReplacement = this.shown.wasHanded(id);
     await del(this.ctx, { id, props: recorded, stateVersion: recordedStateVersion(recorded), urn, name: urn && urnName(urn), engineTimeoutSeconds, handedToReplacement });
     // Before a replacement made delete-before-replace, the session it replaces.
-    this.shown.shown(urn, id);
+    this.shown.shown(urn, id, recorded);
   }
 
   /**

@@ -162,6 +162,22 @@ describe("a replacement served by the process of the provider's changed settings
     expect(t.emu.control.books()).toMatchObject({ started: 2, running: 1 });
   });
 
+  it("after a replacement for changed inputs (which starts at its own inputs' first key), finds the recorded session all the same, on a running limit of 1", async () => {
+    const first = await recorded();
+    // An earlier update replaced it for a new url: its diff showed the provider the old session.
+    const changed = { ...NEWS, url: "https://example.com/review-2" };
+    const earlier = adapter(false);
+    earlier.diff({ id: first.id, urn: URN, olds: first.outs, news: { ...changed }, oldInputs: { ...NEWS } });
+    const second = await earlier.create({ urn: URN, news: { ...changed } });
+    await earlier.delete({ id: first.id, props: first.outs, urn: URN });
+    t.emu.control.setCreated(second.id, new Date(Date.now() - 10_000).toISOString());
+    const third = await adapter(true).create({ urn: URN, news: { ...changed } });
+    expect([first.id, second.id]).not.toContain(third.id);
+    expect(status(third.id)).toBe("running");
+    expect(t.warnings.join("\n")).toContain(`no room for the replacement beside session ${second.id}, so that session was ended first`);
+    expect(t.emu.control.books()).toMatchObject({ started: 3, running: 1 });
+  });
+
   it("in a process whose settings did not change, the same answer is a session an interrupted update started: handed over, as before", async () => {
     const first = await recorded();
     const second = await adapter(false).create({ urn: URN, news: { ...NEWS } });

@@ -1,8 +1,8 @@
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { expect, it } from "vitest";
+import { run } from "../../release/run";
 
 const root = path.resolve(__dirname, "..", "..");
 
@@ -12,10 +12,10 @@ const root = path.resolve(__dirname, "..", "..");
  * code (the reference missed `reviewProgram` until this test). Typedoc is run here into a folder of its own
  * and every page compared.
  */
-it("docs/api is what `npm run docs` writes from the sources today", () => {
+it("docs/api is what `npm run docs` writes from the sources today", async () => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "prb-api-docs-"));
   try {
-    execFileSync(process.execPath, [path.join(root, "node_modules", "typedoc", "bin", "typedoc"), "--out", out, "--logLevel", "Error"], { cwd: root, stdio: "pipe" });
+    await run(process.execPath, [path.join(root, "node_modules", "typedoc", "bin", "typedoc"), "--out", out, "--logLevel", "Error"], { cwd: root });
     const pages = (dir: string) => fs.readdirSync(dir).sort();
     expect(pages(out)).toEqual(pages(path.join(root, "docs", "api")));
     for (const page of pages(out)) {

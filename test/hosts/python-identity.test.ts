@@ -29,7 +29,8 @@ function sharedVenv(): Promise<string> {
     );
     const dir = path.join(bed.base, "venv");
     await run("python3", ["-m", "venv", dir]);
-    const requirements = path.join(__dirname, "programs", "python-identity", "requirements.txt");
+    // The requirements of examples/python-review, the manifest Dependabot keeps current.
+    const requirements = path.join(__dirname, "..", "..", "examples", "python-review", "requirements.txt");
     await run(path.join(dir, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", "-r", requirements, wheel]);
     return dir;
   })();
@@ -84,7 +85,7 @@ describe.concurrent("from Python: a session belongs to exactly one resource of o
     }
   });
 
-  it("every replacement on a running limit of 1, deleteBeforeReplace left unset: a `url` change, `up --replace <urn>` and `state taint` then a plain `up` each give a new running session and end the old one", async () => {
+  it("every replacement on a running limit of 1, deleteBeforeReplace left unset: a `url` change, `up --replace <urn>` and `state taint` then a plain `up` in the update that changes a provider setting each give a new running session and end the old one", async () => {
     const { cli } = await program("replace", { url: "https://identity.preview.example.com/first" });
     // The stack's key swapped for an account of its own whose running limit is 1.
     const account = newAccount(bed.emulator, { runningLimit: 1 });
@@ -115,6 +116,9 @@ describe.concurrent("from Python: a session belongs to exactly one resource of o
       expect(text(replace)).not.toContain("was not replaced");
       session = await replaced(session!.id);
 
+      // A taint in the update that changes a provider setting: the engine creates the replacement in the
+      // plugin process of the new settings, which it shows nothing of the session.
+      await cli.clean(["config", "set", "remote-browser:requestTimeoutSeconds", "20"]);
       await cli.clean(["state", "taint", session!.urn]);
       const tainted = await cli.ok(["up", "--yes"]);
       expect(text(tainted)).toContain(`leaves no room for the replacement beside session ${session!.id}, so that session was ended first`);
