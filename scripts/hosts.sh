@@ -14,7 +14,9 @@
 #   test/hosts/rehearsal.test.ts  all three: a release made by `npm run release`, published by
 #                               scripts/publish.sh to local stand-ins of its endpoints and installed from them
 #
-# With none found it says so and exits 0: nothing was run, and nothing failed. Extra arguments go to vitest.
+# With none found it says so and exits 0: nothing was run, and nothing failed. Test files named as arguments
+# (`npm run test:hosts -- test/hosts/go.test.ts`) narrow the run to those of them whose hosts are found;
+# every other argument goes to vitest.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 log() { printf 'hosts: %s\n' "$*" >&2; }
@@ -48,6 +50,29 @@ fi
 if [[ " ${files[*]} " == *" test/hosts/python.test.ts "* ]] && [ -n "${host[go]}" ]; then files+=(test/hosts/rehearsal.test.ts); fi
 
 where="on PATH or in $cache"
+named=()
+rest=()
+for arg in "$@"; do
+  case "$arg" in
+    test/hosts/*.test.ts) named+=("$arg") ;;
+    *) rest+=("$arg") ;;
+  esac
+done
+if [ ${#named[@]} -gt 0 ]; then
+  chosen=()
+  for f in "${named[@]}"; do
+    if [ ! -f "$f" ]; then
+      printf 'hosts: no such test file: %s\n' "$f" >&2
+      exit 2
+    elif [[ " ${files[*]-} " == *" $f "* ]]; then
+      chosen+=("$f")
+    else
+      printf 'hosts: NOT RUN: %s, for want of its language hosts %s\n' "$f" "$where"
+    fi
+  done
+  files=(${chosen[@]+"${chosen[@]}"})
+fi
+if [ ${#files[@]} = 0 ] && [ ${#named[@]} -gt 0 ]; then exit 0; fi
 if [ ${#files[@]} = 0 ]; then
   printf 'hosts: NOT RUN: no Pulumi language host found %s (%s). An installed Pulumi CLI has them beside `pulumi`; see CONTRIBUTING.md (the language hosts).\n' "$where" "${missing[*]}"
   exit 0
@@ -57,7 +82,7 @@ export PRB_LANGUAGE_HOST_NODEJS=${host[nodejs]} PRB_LANGUAGE_HOST_PYTHON=${host[
 PATH=$(bash scripts/node.sh 24):$PATH
 export PATH PRB_CELL=hosts
 code=0
-bash scripts/test.sh --config vitest.hosts.config.mts "${files[@]}" "$@" || code=$?
+bash scripts/test.sh --config vitest.hosts.config.mts "${files[@]}" ${rest[@]+"${rest[@]}"} || code=$?
 printf 'hosts: ran %s\n' "${files[*]}"
 [ ${#missing[@]} = 0 ] || printf 'hosts: NOT RUN for want of %s (%s): the other test files\n' "${missing[*]}" "$where"
 exit $code
