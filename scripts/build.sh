@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds dist/ when it is stale: when there is no build stamp, or a source, the compiler settings or the
-# package manifest is newer than it. The tests (test/) are not built (tsconfig.json leaves them out): an edit
+# Builds dist/ when it is stale: when there is no build stamp, or a source (a JSON file a source imports,
+# such as plugin/schema.json, included), the compiler settings or the package manifest is newer than it. The tests (test/) are not built (tsconfig.json leaves them out): an edit
 # of one, the most frequent edit between two test runs, cost a whole build of the package every run.
 # The one rule for every way in: scripts/prepare.sh (the demo, the tests,
 # the benchmarks) and the e2e setup (test/e2e/global-setup.ts, for a test file run on its own).
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "${1:-$(dirname "${BASH_SOURCE[0]}")/..}"
 stamp=dist/.build-stamp
 if [ ! -f "$stamp" ] || [ -n "$(find . \( -path ./node_modules -o -path ./dist -o -path ./.work -o -path ./.git -o -path ./test \) -prune -o \
-    \( -name '*.ts' -o -name tsconfig.json -o -name package.json \) -newer "$stamp" -print -quit)" ]; then
+    \( -name '*.ts' -o -name tsconfig.json -o -name package.json -o -path './*/*.json' -a ! -path './examples/*' \) -newer "$stamp" -print -quit)" ]; then
   echo "build: building dist/" >&2
   mkdir -p dist && touch "$stamp.next" # taken before the build: a file saved during it makes the next one stale
   npx tsc -p tsconfig.json

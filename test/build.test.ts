@@ -49,6 +49,11 @@ describe("the build before the e2e tests", () => {
     fs.writeFileSync(path.join(dir, "test", "a.test.ts"), "export {};\n");
     await buildIfStale(dir);
     expect(built()).toBe("untouched");
+
+    // A JSON file beside the sources (as plugin/schema.json, which a source imports) is part of the build.
+    fs.writeFileSync(path.join(dir, "src", "data.json"), "{}\n");
+    await buildIfStale(dir);
+    expect(built()).toContain("a = 2");
     // A hang guard, not a goal: two compiler starts took over 30 s on a loaded 2-core machine.
   }, 180_000);
 });
