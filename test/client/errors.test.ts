@@ -1,5 +1,5 @@
 import { inspect } from "node:util";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { RemoteBrowserError, SERVICE_TEXT_MAX, isRemoteBrowserError, serviceTextScrubber } from "../../client";
 import { errorFromAnswer } from "../../client/errors";
 import { thrown, useEmulator } from "../helpers/emulator";
@@ -104,9 +104,16 @@ describe("service refusals through the client", () => {
   it("retries the emulator's own per-key rate limit past maxAttempts, and reports it as rate_limited once the retry budget is spent", async () => {
     t.emu.control.settings({ rateLimit: 1 });
     const client = t.client({ retry: { maxAttempts: 2, maxElapsedMs: 3_500 } });
-    await client.quota();
-    // No real time passes between attempts (the sleep is instant), so the bucket stays empty.
-    const err = await thrown(() => client.quota());
+    // The clock stands still for the emulator's bucket (the client's sleep is instant and its clock the
+    // recording one's): however slowly a loaded machine runs the attempts, the bucket is never refilled.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    let err: Awaited<ReturnType<typeof thrown>>;
+    try {
+      await client.quota();
+      err = await thrown(() => client.quota());
+    } finally {
+      vi.useRealTimers();
+    }
     expect(err).toMatchObject({ code: "rate_limited", reason: "rate_limited", rateLimited: true, httpStatus: 429, retryAfterMs: 1000 });
     expect(err.message).toMatch(/the per-key rate limit was still exceeded after 4 attempts over \d+ s \(insecure, reason rate_limited\)/);
     expect(t.requests("quota").map((r) => r.httpStatus)).toEqual([200, 429, 429, 429, 429]);
