@@ -530,7 +530,7 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       await setSecret(cli, "remote-browser:apiKey", account.apiKey);
       await cli.clean(["config", "set", "url", "https://example.com/first"]);
       await cli.clean(["up", "--yes"]);
-      const [first] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      const [first] = await sessionsOf(cli);
       // The engine reads the session (refresh_before_update) in a process of the recorded settings, then
       // serves the resource from a new process configured with the changed one, which is shown nothing of
       // it: --replace neither checks with the recorded inputs nor diffs.
@@ -538,7 +538,7 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       const up = await cli.ok(["up", "--yes", "--replace", urn]);
       expect(text(up)).not.toContain("was not replaced");
       expect(text(up)).toContain(`leaves no room for the replacement beside session ${first!.id}, so that session was ended first`);
-      const [second] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      const [second] = await sessionsOf(cli);
       expect(second!.id).not.toBe(first!.id);
       expect(emulator.control.sessions().find((s) => s.vmId === second!.id)!.status).toBe("running");
       expect(emulator.control.sessions().find((s) => s.vmId === first!.id)!.status).toMatch(/^(stopping|deleted)$/);
@@ -549,7 +549,7 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       await cli.clean(["state", "taint", urn]);
       const tainted = await cli.ok(["up", "--yes"]);
       expect(text(tainted)).not.toContain("was not replaced");
-      const [third] = (await cli.resources()).filter((r) => r.type === BROWSER_SESSION);
+      const [third] = await sessionsOf(cli);
       expect(third!.id).not.toBe(second!.id);
       expect(emulator.control.sessions().find((s) => s.vmId === third!.id)!.status).toBe("running");
       expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 3, running: 1 });
