@@ -45,6 +45,10 @@ exe=\$1; shift
 mkdir -p '$cache/tmp'
 export TMPDIR='$cache/tmp'
 dir=\$(mktemp -d)
+# The files exist before the tails below open them: the background job's redirections may come after
+# them on a loaded machine, and a tail that finds no file gives up at once, relaying nothing.
+: >"\$dir/out"
+: >"\$dir/err"
 WINEPREFIX='$prefix' WINEDEBUG=-all '$wine' "\$exe" "\$@" >"\$dir/out" 2>"\$dir/err" </dev/null &
 pid=\$!
 trap 'kill \$pid 2>/dev/null' TERM INT HUP
