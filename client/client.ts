@@ -223,9 +223,7 @@ export type StatusRead = { kind: "found"; entry: SessionEntry } | { kind: "none"
 
 /** What an unproven status read means, in the words every message about one uses. */
 export function unprovenText(read: Extract<StatusRead, { kind: "unproven" }>): string {
-  return (
-    `${READ_ATTEMPTS} status answers for this id did not list it alone (the last: ${read.listed} entries, none provably this session); ` + "its state is unknown, so nothing is concluded from them"
-  );
+  return `${READ_ATTEMPTS} status answers for this id did not list it alone (the last: ${read.listed} entries, none provably this session); its state is unknown, so nothing is concluded from them`;
 }
 
 const NOT_PROVEN = Symbol("not proven");

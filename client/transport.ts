@@ -304,7 +304,7 @@ export class Transport {
     if (this.baseUrl.protocol === "http:" && !isLoopbackHost(this.baseUrl.hostname)) {
       throw new RemoteBrowserError(
         "insecure_transport",
-        `refusing to send the API key over plain HTTP to ${this.baseUrl.host}; use an https:// base URL ` + "(plain http is allowed only for a loopback host such as the local emulator)",
+        `refusing to send the API key over plain HTTP to ${this.baseUrl.host}; use an https:// base URL (plain http is allowed only for a loopback host such as the local emulator)`,
         ctx,
       );
     }

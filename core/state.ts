@@ -271,7 +271,7 @@ function layoutOf(record: StateRecord): { state: SessionState } | { unreadable: 
   }
   if (recorded > CURRENT_STATE_VERSION) {
     return {
-      unreadable: `is of state layout version ${recorded}, which this version cannot read (it reads versions 1 to ${CURRENT_STATE_VERSION}; ` + "written by a newer release?)",
+      unreadable: `is of state layout version ${recorded}, which this version cannot read (it reads versions 1 to ${CURRENT_STATE_VERSION}; written by a newer release?)`,
     };
   }
   const version = recorded as StateVersion;

@@ -56,7 +56,7 @@ export function configFromArgs(values: { config?: string[]; secret?: string[]; "
   for (const key of Object.keys(config)) {
     const meant = misspeltSettingOf(key);
     if (!meant) continue;
-    throw new UsageError(`${key}: the provider reads no such setting, so the value would never reach it (it reads ${meant}); ` + "give it under that name. Nothing was run.");
+    throw new UsageError(`${key}: the provider reads no such setting, so the value would never reach it (it reads ${meant}); give it under that name. Nothing was run.`);
   }
   return config;
 }

@@ -85,7 +85,7 @@ export function findPulumiBin(explicit?: string): string {
   }
   const onPath = executableOnPath("pulumi", process.env.PATH ?? "");
   if (onPath) return onPath;
-  throw new Error("no Pulumi CLI found: put pulumi >= 3.248.0 on PATH, set PULUMI_REMOTE_BROWSER_PULUMI, " + "or run `bash scripts/engine.sh` in the project to build the pinned one");
+  throw new Error("no Pulumi CLI found: put pulumi >= 3.248.0 on PATH, set PULUMI_REMOTE_BROWSER_PULUMI, or run `bash scripts/engine.sh` in the project to build the pinned one");
 }
 
 /** The first executable file `name` in the folders of `searchPath`, as a shell finds a command. */

@@ -146,7 +146,7 @@ export async function runProgram(opts: RunOptions): Promise<RunResult> {
   const onEvent = opts.onEvent && ((e: EngineEvent) => opts.onEvent!(JSON.parse(redact(JSON.stringify(e))) as EngineEvent));
   const verbose = opts.verbose && Math.min(opts.verbose, MAX_LOG_VERBOSITY);
   if (opts.verbose && opts.verbose > MAX_LOG_VERBOSITY) {
-    onError?.(`runner: log verbosity ${opts.verbose} capped at ${MAX_LOG_VERBOSITY}: above it the CLI logs its HTTP requests ` + "with their headers, the Pulumi Cloud token among them\n");
+    onError?.(`runner: log verbosity ${opts.verbose} capped at ${MAX_LOG_VERBOSITY}: above it the CLI logs its HTTP requests with their headers, the Pulumi Cloud token among them\n`);
   }
   const tmp = enterPrivateTmp();
   // The CLI and the plugins write their temporary files there too (envVars wins over process.env).
