@@ -1,13 +1,12 @@
 import { check, type Failure, diff, update, type SessionInputs, type SessionOutputs, presentOf, withoutNulls } from "../core/declaration";
 import { ProviderContext, type ProviderDeps } from "../core/context";
 import { asInitFailure, create, del, endedOutside, read, type ReadResult } from "../core/controller";
-import { sessionName } from "../core/launch";
+import { resourceSeed, sessionName } from "../core/launch";
 import { engineDiagnostics } from "../engine-conventions/diagnostics";
 import { engineWatcher } from "../engine-conventions/liveness";
 import { isUrn, urnName, recordedStateVersion, withStateVersion } from "../engine-conventions/wire";
 import { backendIdentity } from "../engine-conventions/backend";
 import { ShownSessions } from "../engine-conventions/replacements";
-import { resourceSeed } from "../core/launch";
 import { RECORDED, withIdempotencyKey, type DynamicInputs, type DynamicOutputs } from "./wireFields";
 
 export type { ProviderDeps } from "../core/context";

@@ -101,7 +101,7 @@ export function nativeHandlers(
       return resp;
     }),
     check: forSession("check", async (req) => {
-      const { inputs, failures } = await sessions.check({ news: js(req.getNews()), olds: js(req.getOlds()) });
+      const { inputs, failures } = await sessions.check({ news: js(req.getNews()) });
       return checkResponse(inputs, failures);
     }),
     diff: forSession("diff", async (req) => {

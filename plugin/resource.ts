@@ -16,8 +16,6 @@ type PropertyMap = Record<string, unknown>;
  */
 export interface CheckCall {
   news: PropertyMap;
-  /** The inputs the state records, where it records the resource (none for a new one, a `--replace` or a replacement's second check). */
-  olds?: PropertyMap;
 }
 export interface DiffCall {
   id: string;
@@ -93,7 +91,7 @@ export class BrowserSessionAdapter {
     }
     // The inputs go back as they came, secrets still wrapped, so that the state keeps them secret; `__`
     // names (the dynamic resource's, in the state of a session moved over from it) pass check, and none is
-    // kept but the mark that an import's inputs have been settled by an update (IMPORT_SETTLED).
+    // kept but the mark that they are the program's declaration (DECLARED).
     return { inputs: { ...withoutNulls(withoutBookkeeping(news)), [DECLARED]: true }, failures };
   }
 
