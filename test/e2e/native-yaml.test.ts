@@ -74,6 +74,25 @@ async function expectReplacedThenDestroyed(cli: PulumiCli, account: { accountId:
   expect(accountBooks(emulator, account.accountId)).toMatchObject({ running: 0, neverEnded: 0 });
 }
 
+/**
+ * The program full-limit in a copy of its own, on an account whose running limit is 1, brought up with a
+ * first url; `body` goes on from its one session, and whatever it leaves running is destroyed after.
+ */
+async function onFullLimit(copy: string, body: (s: { cli: PulumiCli; account: { apiKey: string; accountId: string }; first: { id: string } }) => Promise<void>) {
+  const account = newAccount(emulator, { runningLimit: 1 });
+  const cli = await stackOf("full-limit", copy);
+  try {
+    await setSecret(cli, "remote-browser:apiKey", account.apiKey);
+    await cli.clean(["config", "set", "url", "https://example.com/first"]);
+    await cli.clean(["up", "--yes"]);
+    const [first] = await sessionsOf(cli);
+    expect(first, "the first up recorded the session").toBeDefined();
+    await body({ cli, account, first: first as { id: string } });
+  } finally {
+    if (accountBooks(emulator, account.accountId).neverEnded > 0) await cli.run(["destroy", "--yes"]);
+  }
+}
+
 /** The command warned, and of nothing but what an import of `vmId` cannot confirm. */
 function expectOnlyImportWarning(r: { stdout: string; stderr: string; code: number }, vmId: string) {
   const lines = complaints(r);
@@ -506,42 +525,28 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
   });
 
   it("deleteBeforeReplace: false on a running limit of 1: a url change ends the old session first, with a warning, and the replacement runs", async () => {
-    const account = newAccount(emulator, { runningLimit: 1 });
-    const cli = await stackOf("full-limit", "full-limit");
-    try {
-      await setSecret(cli, "remote-browser:apiKey", account.apiKey);
-      await cli.clean(["config", "set", "url", "https://example.com/first"]);
-      await cli.clean(["up", "--yes"]);
-      const [first] = await sessionsOf(cli);
+    await onFullLimit("full-limit", async ({ cli, account, first }) => {
       await cli.clean(["config", "set", "url", "https://example.com/second"]);
       const up = await cli.ok(["up", "--yes"]);
-      expect(text(up)).toContain(`leaves no room for the replacement beside session ${first!.id}, so that session was ended first`);
-      await expectReplacedThenDestroyed(cli, account, first!.id);
-    } finally {
-      if (accountBooks(emulator, account.accountId).neverEnded > 0) await cli.run(["destroy", "--yes"]);
-    }
+      expect(text(up)).toContain(`leaves no room for the replacement beside session ${first.id}, so that session was ended first`);
+      await expectReplacedThenDestroyed(cli, account, first.id);
+    });
   });
 
   it("--replace in the update that changes a provider setting, on a running limit of 1: the new provider process, which the engine shows nothing of the session, still replaces it and ends the old one", async () => {
-    const account = newAccount(emulator, { runningLimit: 1 });
-    const cli = await stackOf("full-limit", "setting-and-replace");
     const urn = "urn:pulumi:dev::native-full-limit::remote-browser:index:BrowserSession::review";
-    try {
-      await setSecret(cli, "remote-browser:apiKey", account.apiKey);
-      await cli.clean(["config", "set", "url", "https://example.com/first"]);
-      await cli.clean(["up", "--yes"]);
-      const [first] = await sessionsOf(cli);
+    await onFullLimit("setting-and-replace", async ({ cli, account, first }) => {
       // The engine reads the session (refresh_before_update) in a process of the recorded settings, then
       // serves the resource from a new process configured with the changed one, which is shown nothing of
       // it: --replace neither checks with the recorded inputs nor diffs.
       await cli.clean(["config", "set", "remote-browser:requestTimeoutSeconds", "20"]);
       const up = await cli.ok(["up", "--yes", "--replace", urn]);
       expect(text(up)).not.toContain("was not replaced");
-      expect(text(up)).toContain(`leaves no room for the replacement beside session ${first!.id}, so that session was ended first`);
+      expect(text(up)).toContain(`leaves no room for the replacement beside session ${first.id}, so that session was ended first`);
       const [second] = await sessionsOf(cli);
-      expect(second!.id).not.toBe(first!.id);
+      expect(second!.id).not.toBe(first.id);
       expect(emulator.control.sessions().find((s) => s.vmId === second!.id)!.status).toBe("running");
-      expect(emulator.control.sessions().find((s) => s.vmId === first!.id)!.status).toMatch(/^(stopping|deleted)$/);
+      expect(emulator.control.sessions().find((s) => s.vmId === first.id)!.status).toMatch(/^(stopping|deleted)$/);
       expect(accountBooks(emulator, account.accountId)).toMatchObject({ started: 2, running: 1 });
 
       // Another setting, and a taint: the same.
@@ -556,9 +561,7 @@ describe.concurrent("BrowserSession served natively, from YAML with the plain CL
       await cli.clean(["preview", "--expect-no-changes"]);
       await cli.clean(["destroy", "--yes"]);
       expect(accountBooks(emulator, account.accountId)).toMatchObject({ running: 0, neverEnded: 0 });
-    } finally {
-      if (accountBooks(emulator, account.accountId).neverEnded > 0) await cli.run(["destroy", "--yes"]);
-    }
+    });
   });
 
   it("a pulumi up killed while the session starts: the plugin exits, the next up adopts the same session, destroy ends it", async () => {
